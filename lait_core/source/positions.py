@@ -8,11 +8,10 @@ units with :class:`LineIndex`.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Position:
+class Position(NamedTuple):
     line: int
     character: int
 
@@ -20,8 +19,7 @@ class Position:
         return f"{self.line + 1}:{self.character + 1}"
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(NamedTuple):
     start: Position
     end: Position
 

@@ -1,0 +1,53 @@
+"""The diagnostic model shared by the parser, the documents, the lint rules and both faces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from lait_core.source.positions import Range
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place that explains a diagnostic (the first definition of a duplicate id, say)."""
+
+    path: str
+    range: Range
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A text edit that resolves the diagnostic: replace ``range`` in the same file by ``text``."""
+
+    title: str
+    range: Range
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    range: Range
+    severity: Severity = Severity.ERROR
+    path: str = ""
+    related: tuple[Related, ...] = field(default=())
+    fixes: tuple[Fix, ...] = field(default=())
+
+    def at(self, path: str) -> Diagnostic:
+        """This diagnostic attributed to ``path`` (used when a document is linted under a name)."""
+        return Diagnostic(self.code, self.message, self.range, self.severity, path, self.related, self.fixes)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.range.start.line, self.range.start.character, self.code)

@@ -1,0 +1,173 @@
+"""The located YAML tree: every mapping key, value and sequence item knows where it came from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from lait_core.source.positions import LineIndex, Position, Range
+
+
+@dataclass(eq=False, slots=True)
+class Node:
+    """A node of the located tree. ``start``/``end`` are code-point offsets into the file text."""
+
+    start: int
+    end: int
+    range: Range
+    document: SourceText | None = field(default=None, repr=False)
+
+    @property
+    def kind(self) -> str:
+        raise NotImplementedError
+
+    def to_python(self) -> Any:
+        raise NotImplementedError
+
+
+@dataclass(eq=False, slots=True)
+class ScalarNode(Node):
+    value: Any = None
+    """The resolved value (YAML 1.2 core schema): str, int, float, bool or None."""
+    style: str = ""
+    """'' plain, "'" single-quoted, '"' double-quoted, '|' literal, '>' folded."""
+    _offsets: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def kind(self) -> str:
+        return "scalar"
+
+    def to_python(self) -> Any:
+        return self.value
+
+    @property
+    def text(self) -> str:
+        """The scalar's string content (the value before type resolution)."""
+        return self.value if isinstance(self.value, str) else self.source_slice()
+
+    def source_slice(self) -> str:
+        return self.document.text[self.start : self.end] if self.document else ""
+
+    def span(self, start: int, end: int) -> Range:
+        """The file range of characters ``start:end`` of this scalar's string value.
+
+        Exact for every scalar style: plain and quoted (with folding and escapes), and block
+        scalars (``|``/``>`` with chomping and indentation indicators).
+        """
+        if self.document is None or not isinstance(self.value, str):
+            return self.range
+        offsets = self._offsets
+        if offsets is None:
+            from lait_core.source.scalars import value_offsets
+
+            offsets = self._offsets = value_offsets(self.document.text, self.start, self.end, self.style, self.value)
+        n = len(offsets)
+        if n == 0:
+            return self.range
+        a = offsets[min(max(start, 0), n - 1)]
+        if end <= start:
+            b = a
+        else:
+            b = offsets[min(end - 1, n - 1)] + 1
+        index = self.document.index
+        return Range(index.position(a), index.position(b))
+
+
+@dataclass(eq=False, slots=True)
+class SequenceNode(Node):
+    items: list[Node] = field(default_factory=list)
+    flow: bool = False
+
+    @property
+    def kind(self) -> str:
+        return "sequence"
+
+    def to_python(self) -> list[Any]:
+        return [item.to_python() for item in self.items]
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+@dataclass(eq=False, slots=True)
+class MappingNode(Node):
+    pairs: list[tuple[Node, Node]] = field(default_factory=list)
+    flow: bool = False
+    _index: dict[Any, tuple[Node, Node]] | None = field(default=None, repr=False)
+
+    @property
+    def kind(self) -> str:
+        return "mapping"
+
+    def _lookup(self) -> dict[Any, tuple[Node, Node]]:
+        if self._index is None:
+            index: dict[Any, tuple[Node, Node]] = {}
+            for k, v in self.pairs:
+                key = mapping_key(k)
+                if key is not None and key not in index:
+                    index[key] = (k, v)
+            self._index = index
+        return self._index
+
+    def get(self, key: str) -> Node | None:
+        pair = self._lookup().get(key)
+        return pair[1] if pair else None
+
+    def key_node(self, key: str) -> Node | None:
+        pair = self._lookup().get(key)
+        return pair[0] if pair else None
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._lookup()
+
+    def keys(self) -> list[Any]:
+        return list(self._lookup())
+
+    def items(self) -> Iterator[tuple[Any, Node, Node]]:
+        """(python key, key node, value node) for every first occurrence of a key."""
+        for key, (k, v) in self._lookup().items():
+            yield key, k, v
+
+    def to_python(self) -> dict[Any, Any]:
+        return {key: v.to_python() for key, (_k, v) in self._lookup().items()}
+
+
+def mapping_key(node: Node) -> Any:
+    """The Python key for a key node: scalars give their value (booleans as 'true'/'false')."""
+    if isinstance(node, ScalarNode):
+        value = node.value
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if value is None:
+            return "null" if node.end > node.start else ""
+        if isinstance(value, int | float):
+            return value
+        return value
+    return None
+
+
+class SourceText:
+    """The text of one file (or one frontmatter) that nodes point into."""
+
+    __slots__ = ("_index", "path", "text")
+
+    def __init__(self, text: str, path: str = "") -> None:
+        self.text = text
+        self.path = path
+        self._index: LineIndex | None = None
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    def position(self, offset: int) -> Position:
+        return self.index.position(offset)
+
+    def range(self, start: int, end: int) -> Range:
+        return self.index.range(start, end)
