@@ -25,14 +25,14 @@ CommandSpec = Annotated[
     str | list[str],
     Field(description="A command: a string runs through `sh -c`; a list runs as argv without a shell."),
 ]
-StepList = Annotated[list[Any], WithJsonSchema({"$ref": "#/$defs/stepList"})]
+StepList = Annotated[list[Any], WithJsonSchema({"x-lait-ref": "stepList"})]
 SchemaSource = Annotated[
     dict[str, Any] | bool,
-    WithJsonSchema({"$ref": "#/$defs/schemaSource"}),
+    WithJsonSchema({"x-lait-ref": "schemaSource"}),
 ]
 SchemaRef = Annotated[
     str | dict[str, Any] | bool,
-    WithJsonSchema({"oneOf": [{"type": "string"}, {"$ref": "#/$defs/schemaSource"}]}),
+    WithJsonSchema({"oneOf": [{"type": "string"}, {"x-lait-ref": "schemaSource"}]}),
 ]
 NameList = list[str]
 
@@ -445,7 +445,7 @@ class Workflow(Strict):
         description="Named parameters: a JSON Schema, a type name such as `string`, or null.",
         json_schema_extra={
             "propertyNames": {"pattern": IDENTIFIER},
-            "additionalProperties": {"$ref": "#/$defs/inputDefinition"},
+            "additionalProperties": {"x-lait-ref": "inputDefinition"},
         },
     )
     input_schema: SchemaRef | None = Field(None, description="Schema of the initial value (a `schemas:` name or a schema).")

@@ -1,0 +1,1 @@
+"""The `lait` command line: a thin typer face over lait_core."""

@@ -1,0 +1,69 @@
+"""`lait lint PATH...`"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lait_cli.main import GLOBALS, fail
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="lint", help="Check config, agent and workflow files; exit 3 on errors.")(lint)
+
+
+def lint(
+    paths: Annotated[list[str], typer.Argument(help="Files or directories; '-' reads standard input.")],
+    fmt: Annotated[str, typer.Option("--format", help="text, json, github or sarif.")] = "text",
+    output_file: Annotated[Path | None, typer.Option("--output-file", "-o", help="Write the report here.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
+    stdin_filename: Annotated[
+        str | None, typer.Option("--stdin-filename", help="Name (and kind) of the text read from '-'.")
+    ] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file.")] = False,
+) -> None:
+    from lait_core.documents.config import ConfigError, ConfigMode
+    from lait_core.lint.engine import FileReport, LintOptions, LintResult, Linter
+    from lait_core.lint.formats import FORMATS, render
+
+    if fmt not in FORMATS:
+        raise fail(f"unknown --format '{fmt}'; expected one of: {', '.join(FORMATS)}", 2)
+    config = config or GLOBALS.config
+    no_config = no_config or GLOBALS.no_config
+    if config is not None and no_config:
+        raise fail("--config and --no-config cannot be used together", 2)
+    if config is not None and not config.is_file():
+        raise fail(f"failed to read YAML configuration file '{config}': no such file", 3)
+    mode = ConfigMode.DISABLED if no_config else ConfigMode.EXPLICIT if config else ConfigMode.SEARCH
+    linter = Linter(LintOptions(mode, config))
+    try:
+        files = [p for p in paths if p != "-"]
+        result = linter.lint_paths(files) if files else LintResult()
+        if "-" in paths:
+            name = stdin_filename or "stdin.yml"
+            text = sys.stdin.read()
+            diags = linter.lint_text(text, Path(name))
+            result.reports.append(FileReport(name, diags))
+    except ConfigError as exc:
+        raise fail(str(exc), 3) from None
+    except OSError as exc:
+        raise fail(f"cannot read {exc.filename!r}: {exc.strerror}", 3) from None
+    report = render(result, fmt)
+    if output_file is not None:
+        output_file.write_text(report, encoding="utf-8")
+    else:
+        sys.stdout.write(report)
+    errors, warnings = result.errors, result.warnings
+    files_count = len(result.reports)
+    if errors or warnings:
+        sys.stderr.write(
+            f"lait: {errors} error(s) and {warnings} warning(s) in {files_count} file(s)\n"
+        )
+    elif fmt == "text":
+        sys.stderr.write(f"lait: {files_count} file(s) checked, no problems\n")
+    if errors or (strict and warnings):
+        raise typer.Exit(3)

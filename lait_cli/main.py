@@ -1,0 +1,102 @@
+"""`lait` entry point. Top-level imports are typer and the standard library only: every command
+imports what it needs when it runs, so `lait --version` and `lait lint` stay fast."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lait_core import __version__
+
+app = typer.Typer(
+    name="lait",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Lint, explain and run LLM agents and workflows kept as files.",
+)
+
+
+class Globals:
+    config: Path | None = None
+    no_config: bool = False
+
+
+GLOBALS = Globals()
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    sys.stderr.write(f"lait: {message}\n")
+    return typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"lait {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+    config: Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
+    no_env: Annotated[bool, typer.Option("--no-env", help="Do not read ./.env.")] = False,
+) -> None:
+    if config is not None and no_config:
+        raise fail("--config and --no-config cannot be used together", 2)
+    GLOBALS.config = config
+    GLOBALS.no_config = no_config
+
+
+def _register() -> None:
+    from lait_cli import lint, rule, schema
+
+    lint.register(app)
+    schema.register(app)
+    rule.register(app)
+
+
+def _load_env(argv: list[str]) -> None:
+    head = argv[: argv.index("--")] if "--" in argv else argv
+    if "--no-env" in head:
+        return
+    env_file = Path(".env")
+    if not env_file.exists():
+        return
+    from lait_core.documents.dotenv import DotenvError, load_dotenv
+
+    try:
+        load_dotenv(Path.cwd(), os.environ)
+    except DotenvError as exc:
+        sys.stderr.write(f"lait: {exc}\n")
+        raise SystemExit(1) from None
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    _load_env(args)
+    _register()
+    try:
+        app(args=args, prog_name="lait")
+    except KeyboardInterrupt:
+        sys.stderr.write("lait: interrupted\n")
+        raise SystemExit(130) from None
+    except SystemExit:
+        raise
+    except Exception as exc:  # a bug: report it in one line, never as a traceback
+        sys.stderr.write(f"lait: internal error: {type(exc).__name__}: {exc}\n")
+        if os.environ.get("LAIT_DEBUG"):
+            raise
+        raise SystemExit(1) from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""lait.config.yml: discovery, the global file, strict loading and the merge rules.
+
+* Search mode walks from the start directory upward; the first directory holding a regular file
+  named ``lait.config.yml`` wins. The global ``$XDG_CONFIG_HOME/lait/config.yml`` (or
+  ``~/.config/lait/config.yml``) is layered below it.
+* ``--config PATH`` reads exactly PATH and never the global file; ``--no-config`` reads nothing.
+* Registry paths (``workflows:``/``agents:``/``skills:``) are joined onto the directory of the
+  file that defined them right after parsing, before merging.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from lait_core.diagnostics import Diagnostic
+from lait_core.documents.models import Config, DefaultSettings, ToolPolicy
+from lait_core.documents.validate import Codes, validate_mapping
+from lait_core.source.files import read_source
+from lait_core.source.tree import MappingNode, ScalarNode, SourceText
+from lait_core.source.yaml import parse_yaml
+
+CONFIG_NAME = "lait.config.yml"
+GLOBAL_NAME = "config.yml"
+CODES = Codes(unknown="LAIT101", invalid="LAIT102")
+
+
+class ConfigMode(Enum):
+    SEARCH = "search"
+    EXPLICIT = "explicit"
+    DISABLED = "disabled"
+
+
+class ConfigError(Exception):
+    """A problem that stops config loading (``lait: <message>``)."""
+
+
+@dataclass(slots=True)
+class ConfigDocument:
+    """One parsed config file (project or global)."""
+
+    path: str
+    source: SourceText
+    root: MappingNode | None = None
+    model: Config | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.model is not None
+
+
+def parse_config(text: str, path: str = CONFIG_NAME) -> ConfigDocument:
+    source = SourceText(text, path)
+    doc = ConfigDocument(path, source)
+    parsed = parse_yaml(text, path, source=source)
+    doc.diagnostics.extend(parsed.problems)
+    if not parsed.ok:
+        return doc
+    root = parsed.root
+    if root is None or (isinstance(root, ScalarNode) and root.value is None):
+        doc.model = Config()
+        return doc
+    doc.model = validate_mapping(root, Config, CODES, doc.diagnostics, where="lait.config.yml")
+    if isinstance(root, MappingNode):
+        doc.root = root
+    if doc.diagnostics:
+        doc.model = None
+    return doc
+
+
+def load_config_file(path: Path) -> ConfigDocument:
+    loaded = read_source(path)
+    if loaded.text is None:
+        doc = ConfigDocument(str(path), SourceText("", str(path)))
+        assert loaded.problem is not None
+        doc.diagnostics.append(loaded.problem)
+        return doc
+    doc = parse_config(loaded.text, str(path))
+    if doc.model is not None:
+        doc.model = resolve_registry_paths(doc.model, path.parent)
+    return doc
+
+
+def resolve_registry_paths(config: Config, base: Path) -> Config:
+    """Join `workflows:`/`agents:`/`skills:` values onto the defining file's directory."""
+
+    def join(values: dict[str, str]) -> dict[str, str]:
+        return {k: v if os.path.isabs(v) else os.path.normpath(str(base / v)) for k, v in values.items()}
+
+    return config.model_copy(
+        update={
+            "workflows": join(config.workflows),
+            "agents": join(config.agents),
+            "skills": join(config.skills),
+        }
+    )
+
+
+def find_project_config(start: Path) -> Path | None:
+    """The nearest ``lait.config.yml`` that is a regular file, walking upward lexically."""
+    cur = Path(os.path.abspath(start))
+    while True:
+        candidate = cur / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+        if cur.parent == cur:
+            return None
+        cur = cur.parent
+
+
+def global_config_path(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if xdg.strip():
+        return Path(xdg) / "lait" / GLOBAL_NAME
+    home = env.get("HOME") or env.get("USERPROFILE")
+    if not home:
+        raise ConfigError(
+            "failed to determine the home directory (HOME is not set) to locate the global configuration file"
+        )
+    return Path(home) / ".config" / "lait" / GLOBAL_NAME
+
+
+def merge(low: Config, high: Config, high_set: set[str]) -> Config:
+    """Layer ``high`` (a file whose explicitly set keys are ``high_set``) over ``low``."""
+    default_fields = {
+        name: getattr(high.default, name)
+        if name in high.default.model_fields_set
+        else getattr(low.default, name)
+        for name in DefaultSettings.model_fields
+    }
+    jev = low.jev.model_copy(update={k: getattr(high.jev, k) for k in high.jev.model_fields_set})
+    if {"api_key", "api_key_cmd"} & high.jev.model_fields_set:
+        jev = jev.model_copy(update={"api_key": high.jev.api_key, "api_key_cmd": high.jev.api_key_cmd})
+    if {"api_key", "api_key_cmd"} & high_set:
+        api_key, api_key_cmd = high.api_key, high.api_key_cmd
+    else:
+        api_key, api_key_cmd = low.api_key, low.api_key_cmd
+    return Config.model_construct(
+        base_url=high.base_url if "base_url" in high_set else low.base_url,
+        api_key=api_key,
+        api_key_cmd=api_key_cmd,
+        default=DefaultSettings.model_construct(**default_fields),
+        models={**low.models, **high.models},
+        mcp_servers={**low.mcp_servers, **high.mcp_servers},
+        skills={**low.skills, **high.skills},
+        agents={**low.agents, **high.agents},
+        prompts={**low.prompts, **high.prompts},
+        workflows={**low.workflows, **high.workflows},
+        tool_policy=ToolPolicy.model_construct(
+            allow=[*low.tool_policy.allow, *high.tool_policy.allow],
+            deny=[*low.tool_policy.deny, *high.tool_policy.deny],
+        ),
+        tools={**low.tools, **high.tools},
+        jev=jev,
+    )
+
+
+@dataclass(slots=True)
+class LoadedConfig:
+    """The merged configuration and the files it came from."""
+
+    config: Config
+    present: bool
+    """A project file was found or given, or (search mode) the global file exists."""
+    project: ConfigDocument | None = None
+    global_doc: ConfigDocument | None = None
+
+    @property
+    def display(self) -> str:
+        return self.project.path if self.project else CONFIG_NAME
+
+    @property
+    def documents(self) -> list[ConfigDocument]:
+        return [d for d in (self.global_doc, self.project) if d is not None]
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d.at(doc.path) for doc in self.documents for d in doc.diagnostics]
+
+
+def load_config(
+    mode: ConfigMode = ConfigMode.SEARCH,
+    *,
+    start: Path | None = None,
+    explicit: Path | None = None,
+    environ: dict[str, str] | None = None,
+) -> LoadedConfig:
+    """Load the configuration as the CLI does. Invalid files are returned with diagnostics."""
+    if mode is ConfigMode.DISABLED:
+        return LoadedConfig(Config(), present=False)
+    project_path: Path | None
+    if mode is ConfigMode.EXPLICIT:
+        assert explicit is not None
+        project_path = explicit
+    else:
+        project_path = find_project_config(start or Path.cwd())
+    global_doc: ConfigDocument | None = None
+    if mode is ConfigMode.SEARCH:
+        gpath = global_config_path(environ)
+        if gpath.is_file():
+            global_doc = load_config_file(gpath)
+    project = load_config_file(project_path) if project_path is not None else None
+    config = Config()
+    for doc in (global_doc, project):
+        if doc is not None and doc.model is not None:
+            config = merge(config, doc.model, set(doc.model.model_fields_set))
+    return LoadedConfig(config, present=project is not None or global_doc is not None, project=project,
+                        global_doc=global_doc)

@@ -1,0 +1,1 @@
+"""Linting: the rule registry, the lint-only checks, file discovery, suppression and output formats."""

@@ -1,0 +1,71 @@
+"""Agent-content checks (LAIT401 body syntax, LAIT317/LAIT318 schemas, capabilities) for agent files
+and a workflow's inline agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lait_core.diagnostics import Diagnostic, Severity
+from lait_core.documents.agent import AgentDocument
+from lait_core.documents.schema_source import file_reference, load_schema_file, unknown_type_nodes, unknown_types
+from lait_core.documents.models import Config
+from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
+from lait_core.source.tree import MappingNode, Node
+
+
+def unknown_type_message(ctx: str, name: str) -> str:
+    return (
+        f"{ctx} uses 'type: {name}', which is not a JSON Schema type lait recognizes; it will not be enforced"
+        " (treated as matching any value)"
+    )
+
+
+def check_schema_source(node: Node, ctx: str, base: Path, out: list[Diagnostic]) -> None:
+    """Load a `{file}` schema (LAIT318) and warn on unknown type names (LAIT317)."""
+    ref = file_reference(node)
+    if ref is not None:
+        value = ref.to_python()
+        if not isinstance(value, str) or not value.strip():
+            return
+        loaded = load_schema_file(base, value)
+        if loaded.error is not None:
+            out.append(Diagnostic("LAIT318", f"{ctx} is invalid: {loaded.error}", ref.range))
+            return
+        for name in unknown_types(loaded.value):
+            out.append(Diagnostic("LAIT317", unknown_type_message(ctx, name), ref.range, Severity.WARNING))
+        return
+    for name, at in unknown_type_nodes(node):
+        out.append(Diagnostic("LAIT317", unknown_type_message(ctx, name), at.range, Severity.WARNING))
+
+
+def check_agent_content(
+    front: MappingNode | None,
+    ctx: str,
+    base: Path,
+    config: Config | None,
+    out: list[Diagnostic],
+    skip: SkipTracker,
+) -> None:
+    """Schemas and capability names of an agent's settings."""
+    if front is None:
+        return
+    for key in ("input_schema", "output_schema"):
+        node = front.get(key)
+        if node is not None:
+            check_schema_source(node, f"{ctx}'s '{key}'", base, out)
+    check_capabilities(front, ctx, config, out, skip)
+
+
+def check_agent_body(doc: AgentDocument, out: list[Diagnostic]) -> None:
+    """LAIT401 for the system prompt template in the Markdown body."""
+    from lait_core.template import check_syntax
+
+    error = check_syntax(doc.system)
+    if error is not None:
+        out.append(
+            Diagnostic(
+                "LAIT401",
+                f"the agent has an invalid system prompt template: {error.message}",
+                doc.system_range(error.start, error.end),
+            )
+        )

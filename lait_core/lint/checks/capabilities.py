@@ -1,0 +1,75 @@
+"""LAIT501–LAIT506: capability names in workflows and agents against lait.config.yml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lait_core.diagnostics import Diagnostic, Fix, Severity
+from lait_core.documents.models import Config
+from lait_core.documents.validate import suggest
+from lait_core.source.positions import Range
+from lait_core.source.tree import MappingNode, SequenceNode
+
+_LISTS = (
+    ("mcp", "LAIT501", "MCP server", "mcp_servers"),
+    ("skills", "LAIT503", "skill", "skills"),
+    ("subagents", "LAIT504", "subagent", "agents"),
+    ("tools", "LAIT505", "tool", "tools"),
+)
+
+
+@dataclass(slots=True)
+class SkipTracker:
+    """Remembers that a name check was needed but no config was there (LAIT506, once per file)."""
+
+    skipped: bool = False
+
+
+def check_capabilities(
+    owner: MappingNode, ctx: str, config: Config | None, out: list[Diagnostic], skip: SkipTracker
+) -> None:
+    for key, code, what, section in _LISTS:
+        node = owner.get(key)
+        if not isinstance(node, SequenceNode) or not node.items:
+            continue
+        if config is None:
+            skip.skipped = True
+            continue
+        known: dict[str, object] = getattr(config, section)
+        for item in node.items:
+            name = item.to_python()
+            if not isinstance(name, str):
+                continue
+            if name not in known:
+                guess = suggest(name, list(known))
+                hint = f"; did you mean '{guess}'?" if guess else ""
+                fixes = (Fix(f"Replace with '{guess}'", item.range, guess),) if guess else ()
+                out.append(
+                    Diagnostic(
+                        code,
+                        f"{ctx} references unknown {what} '{name}'; define it under '{section}:' in"
+                        f" lait.config.yml{hint}",
+                        item.range,
+                        fixes=fixes,
+                    )
+                )
+            elif key == "mcp" and config.mcp_servers[name].allowed_tools == []:
+                out.append(
+                    Diagnostic(
+                        "LAIT502",
+                        f"{ctx} references MCP server '{name}', whose 'allowed_tools' in lait.config.yml is an"
+                        " empty list; every tool call to it will be rejected at runtime",
+                        item.range,
+                        Severity.WARNING,
+                    )
+                )
+
+
+def skipped_diagnostic() -> Diagnostic:
+    return Diagnostic(
+        "LAIT506",
+        "'mcp'/'skills'/'subagents'/'tools' names were not checked because no lait.config.yml was found"
+        " (or --no-config was used)",
+        Range.at(0, 0),
+        Severity.WARNING,
+    )

@@ -1,0 +1,332 @@
+"""Lint-only workflow checks: references, schemas, capabilities, agent and child-workflow references.
+
+Problems found inside another file (an agent file used by an `agent:` step, a child workflow)
+are reported at the reference in this file, with every one of them as a related location in
+the other file, so nothing is lost and the editor can jump there.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lait_core.diagnostics import Diagnostic, Fix, Related, Severity
+from lait_core.documents.agent import AgentDocument
+from lait_core.documents.schema_source import unknown_type_nodes
+from lait_core.documents.validate import suggest
+from lait_core.documents.workflow import Expr, Step, WorkflowDocument
+from lait_core.lint.checks.agents import check_agent_body, check_agent_content, check_schema_source, unknown_type_message
+from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
+from lait_core.source.tree import MappingNode, Node, ScalarNode
+from lait_core.workspace import Workspace, canonical
+
+MAX_NESTING = 32
+
+
+def _is_agent_path(ref: str) -> bool:
+    return "/" in ref or os.sep in ref or ref.endswith(".md")
+
+
+def _is_workflow_path(ref: str) -> bool:
+    return "/" in ref or os.sep in ref or ref.endswith((".yml", ".yaml"))
+
+
+def _summary(ctx: str, verb: str, ref: str, problems: list[Diagnostic], code: str) -> Diagnostic | None:
+    """One diagnostic at the reference for the problems found in another file."""
+    if not problems:
+        return None
+    ordered = sorted(problems, key=lambda d: (d.severity != Severity.ERROR, d.range.start))
+    first = ordered[0]
+    severity = Severity.ERROR if first.severity == Severity.ERROR else Severity.WARNING
+    where = f"{first.path}:{first.range.start}"
+    count = f"{len(ordered)} problems" if len(ordered) > 1 else "a problem"
+    message = f"{ctx} {verb} '{ref}', which has {count}; the first: {first.message} ({where})"
+    related = tuple(Related(d.path, d.range, f"{d.code} {d.message}") for d in ordered)
+    return Diagnostic(code, message, problems[0].range, severity, related=related)
+
+
+@dataclass(slots=True)
+class _FileState:
+    used_schemas: set[str] = field(default_factory=set)
+    used_agents: set[str] = field(default_factory=set)
+
+
+class WorkflowChecks:
+    """Runs the lint-only checks of one workflow file (and, through references, its children)."""
+
+    def __init__(self, ws: Workspace, skip: SkipTracker) -> None:
+        self.ws = ws
+        self.skip = skip
+        self._child_results: dict[str, list[Diagnostic]] = {}
+
+    def run(self, doc: WorkflowDocument, path: Path, stack: tuple[str, ...] = ()) -> list[Diagnostic]:
+        out: list[Diagnostic] = []
+        root = doc.root
+        if root is None:
+            return out
+        base = path.parent
+        stack = stack or (canonical(path),)
+        state = _FileState()
+        config = self.ws.config
+        default = root.get("default")
+        if isinstance(default, MappingNode):
+            check_capabilities(default, "the workflow's 'default'", config, out, self.skip)
+        inputs = root.get("inputs")
+        if isinstance(inputs, MappingNode):
+            for name, _k, value in inputs.items():
+                for tname, at in unknown_type_nodes(value):
+                    out.append(
+                        Diagnostic("LAIT317", unknown_type_message(f"input '{name}'", tname), at.range, Severity.WARNING)
+                    )
+        schemas = root.get("schemas")
+        if isinstance(schemas, MappingNode):
+            for name, _k, value in sorted(schemas.items(), key=lambda t: str(t[0])):
+                check_schema_source(value, f"schema '{name}'", base, out)
+        agents = root.get("agents")
+        if isinstance(agents, MappingNode):
+            for name, _k, value in sorted(agents.items(), key=lambda t: str(t[0])):
+                if isinstance(value, MappingNode):
+                    check_agent_content(value, f"agent '{name}'", base, config, out, self.skip)
+        self.references(doc, out)
+        input_schema = root.get("input_schema")
+        if input_schema is not None:
+            self.schema_use(input_schema, "the workflow's 'input_schema'", base, state, out)
+        for step in doc.all_steps():
+            self.step(step, doc, base, state, stack, out)
+        if isinstance(schemas, MappingNode):
+            for name, knode, _v in schemas.items():
+                if name not in state.used_schemas:
+                    out.append(
+                        Diagnostic(
+                            "LAIT315",
+                            f"schema '{name}' is defined in 'schemas:' but never referenced",
+                            knode.range,
+                            Severity.WARNING,
+                        )
+                    )
+        if isinstance(agents, MappingNode):
+            for name, knode, _v in agents.items():
+                if name not in state.used_agents:
+                    out.append(
+                        Diagnostic(
+                            "LAIT316",
+                            f"agent '{name}' is defined in 'agents:' but never used by an 'agent:' step",
+                            knode.range,
+                            Severity.WARNING,
+                        )
+                    )
+        return out
+
+    # -- references -------------------------------------------------------------------------------
+    def references(self, doc: WorkflowDocument, out: list[Diagnostic]) -> None:
+        from lait_core import jq
+        from lait_core.template import references as template_references
+
+        root = doc.root
+        assert root is not None
+        inputs_node = root.get("inputs")
+        inputs = [str(k) for k in inputs_node.keys()] if isinstance(inputs_node, MappingNode) else []
+        ids = [i for s in doc.all_steps() if (i := s.id) is not None]
+        id_set, input_set = set(ids), set(inputs)
+        exprs: list[tuple[Expr, list[tuple[str, str, int, int]]]] = []
+        for e in doc.jq:
+            exprs.append((e, [(r.root, r.name, r.start, r.end) for r in jq.references(e.text)]))
+        for e in doc.templates:
+            exprs.append((e, [(r.root, r.name, r.start, r.end) for r in template_references(e.text)]))
+        for expr, refs in exprs:
+            for root_name, name, start, end in refs:
+                if root_name == "inputs" and name not in input_set:
+                    self._ref(out, expr, start, end, name, inputs, "LAIT403", Severity.ERROR,
+                              f"{expr.context} references input '{name}', which is not declared in 'inputs:'")
+                elif root_name == "steps" and name not in id_set:
+                    self._ref(out, expr, start, end, name, ids, "LAIT404", Severity.WARNING,
+                              f"{expr.context} references step '{name}', but no step in this file has that 'id'")
+
+    @staticmethod
+    def _ref(
+        out: list[Diagnostic],
+        expr: Expr,
+        start: int,
+        end: int,
+        name: str,
+        known: list[str],
+        code: str,
+        severity: Severity,
+        message: str,
+    ) -> None:
+        rng = expr.node.span(start, end)
+        guess = suggest(name, known)
+        fixes: tuple[Fix, ...] = ()
+        if guess:
+            message += f"; did you mean '{guess}'?"
+            fixes = (Fix(f"Replace with '{guess}'", rng, guess),)
+        out.append(Diagnostic(code, message, rng, severity, fixes=fixes))
+
+    # -- steps ----------------------------------------------------------------------------------
+    def schema_use(self, node: Node, ctx: str, base: Path, state: _FileState, out: list[Diagnostic]) -> None:
+        value = node.to_python()
+        if isinstance(value, str):
+            state.used_schemas.add(value)
+        else:
+            check_schema_source(node, ctx, base, out)
+
+    def step(
+        self,
+        step: Step,
+        doc: WorkflowDocument,
+        base: Path,
+        state: _FileState,
+        stack: tuple[str, ...],
+        out: list[Diagnostic],
+    ) -> None:
+        if step.kind in ("prompt", "agent"):
+            check_capabilities(step.node, step.label, self.ws.config, out, self.skip)
+        if step.kind == "prompt":
+            for key in ("input_schema", "output_schema"):
+                node = step.get(key)
+                if node is not None:
+                    self.schema_use(node, f"the '{key}' of {step.label}", base, state, out)
+        elif step.kind == "agent":
+            self.agent_reference(step, doc, base, state, out)
+        elif step.kind == "workflow":
+            self.workflow_reference(step, base, stack, out)
+
+    def agent_reference(
+        self, step: Step, doc: WorkflowDocument, base: Path, state: _FileState, out: list[Diagnostic]
+    ) -> None:
+        node = step.get("agent")
+        ref = node.to_python() if node is not None else None
+        if not isinstance(ref, str) or not ref or node is None:
+            return
+        root = doc.root
+        agents = root.get("agents") if root is not None else None
+        if isinstance(agents, MappingNode) and ref in agents:
+            state.used_agents.add(ref)
+            return
+        config = self.ws.config
+        if _is_agent_path(ref):
+            target = base / ref
+        elif config is None:
+            self.skip.skipped = True
+            return
+        elif ref in config.agents:
+            target = Path(config.agents[ref])
+        else:
+            names = sorted({*(str(k) for k in (agents.keys() if isinstance(agents, MappingNode) else [])),
+                            *config.agents})
+            guess = suggest(ref, names)
+            hint = f"; did you mean '{guess}'?" if guess else ""
+            fixes = (Fix(f"Replace with '{guess}'", node.range, guess),) if guess else ()
+            out.append(
+                Diagnostic(
+                    "LAIT319",
+                    f"{step.label} uses agent '{ref}', which is neither defined in this workflow's 'agents:' nor"
+                    f" registered under 'agents:' in lait.config.yml (use a path such as './{ref}.md' for a"
+                    f" file){hint}",
+                    node.range,
+                    fixes=fixes,
+                )
+            )
+            return
+        loaded = self.ws.agent(target, display=_display(target))
+        if not isinstance(loaded, AgentDocument):
+            assert loaded.problem is not None
+            out.append(
+                Diagnostic("LAIT319", f"{step.label} uses agent '{ref}', which failed to load: {loaded.problem.message}",
+                           node.range)
+            )
+            return
+        problems = [d.at(loaded.path) for d in loaded.diagnostics]
+        if loaded.ok:
+            inner: list[Diagnostic] = []
+            check_agent_body(loaded, inner)
+            check_agent_content(loaded.front, f"the agent of {step.label}", target.parent, config, inner, self.skip)
+            problems += [d.at(loaded.path) for d in inner]
+        summary = _summary(step.label, "uses agent", ref, problems, "LAIT319")
+        if summary is not None:
+            out.append(_relocate(summary, node))
+
+    def workflow_reference(self, step: Step, base: Path, stack: tuple[str, ...], out: list[Diagnostic]) -> None:
+        node = step.get("workflow")
+        ref = node.to_python() if node is not None else None
+        if not isinstance(ref, str) or not ref or node is None:
+            return
+        config = self.ws.config
+        if _is_workflow_path(ref):
+            target = base / ref
+        elif config is None:
+            self.skip.skipped = True
+            return
+        elif ref in config.workflows:
+            target = Path(config.workflows[ref])
+        else:
+            guess = suggest(ref, sorted(config.workflows))
+            hint = f"; did you mean '{guess}'?" if guess else ""
+            fixes = (Fix(f"Replace with '{guess}'", node.range, guess),) if guess else ()
+            out.append(
+                Diagnostic(
+                    "LAIT320",
+                    f"{step.label} runs workflow '{ref}', which is not registered under 'workflows:' in"
+                    f" lait.config.yml (use a path such as './{ref}.yml' for a file){hint}",
+                    node.range,
+                    fixes=fixes,
+                )
+            )
+            return
+        if not target.exists():
+            out.append(
+                Diagnostic("LAIT320", f"{step.label} runs workflow '{ref}', which could not be resolved: no such file"
+                           f" '{target}'", node.range)
+            )
+            return
+        key = canonical(target)
+        if key in stack:
+            out.append(
+                Diagnostic(
+                    "LAIT320",
+                    f"{step.label} runs workflow '{ref}', which would create a cycle ('{key}' is already being"
+                    " linted)",
+                    node.range,
+                )
+            )
+            return
+        if len(stack) >= MAX_NESTING:
+            out.append(
+                Diagnostic(
+                    "LAIT320",
+                    f"{step.label} runs workflow '{ref}', which exceeds the maximum 'workflow:' nesting depth of"
+                    f" {MAX_NESTING}",
+                    node.range,
+                )
+            )
+            return
+        loaded = self.ws.workflow(target, display=_display(target))
+        if not isinstance(loaded, WorkflowDocument):
+            assert loaded.problem is not None
+            out.append(
+                Diagnostic("LAIT320", f"{step.label} runs workflow '{ref}', which failed to load:"
+                           f" {loaded.problem.message}", node.range)
+            )
+            return
+        problems = self._child_results.get(key)
+        if problems is None:
+            problems = [d.at(loaded.path) for d in loaded.diagnostics]
+            if loaded.ok:
+                problems += [d.at(loaded.path) for d in self.run(loaded, target, (*stack, key))]
+            self._child_results[key] = problems
+        summary = _summary(step.label, "runs workflow", ref, problems, "LAIT320")
+        if summary is not None:
+            out.append(_relocate(summary, node))
+
+
+def _display(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return rel if not rel.startswith("..") else str(path)
+
+
+def _relocate(diag: Diagnostic, node: Node) -> Diagnostic:
+    return Diagnostic(diag.code, diag.message, node.range, diag.severity, related=diag.related)

@@ -1,0 +1,80 @@
+"""Which files `lait lint PATH...` checks, and what kind each one is."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+
+from lait_core.documents.config import CONFIG_NAME
+from lait_core.source.frontmatter import starts_with_frontmatter
+
+SKIPPED_DIRS = frozenset(("target", "node_modules"))
+
+
+class FileKind(Enum):
+    CONFIG = "config"
+    WORKFLOW = "workflow"
+    AGENT = "agent"
+    SKILL = "skill"
+    UNKNOWN = "unknown"
+
+
+def file_kind(path: str | Path) -> FileKind:
+    name = os.path.basename(str(path))
+    if name == CONFIG_NAME:
+        return FileKind.CONFIG
+    if name == "SKILL.md":
+        return FileKind.SKILL
+    ext = name.rsplit(".", 1)[-1] if "." in name else ""
+    if ext in ("yml", "yaml"):
+        return FileKind.WORKFLOW
+    if ext == "md":
+        return FileKind.AGENT
+    return FileKind.UNKNOWN
+
+
+def _md_has_frontmatter(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return False
+    return starts_with_frontmatter(head.decode("utf-8", errors="replace"))
+
+
+def _walk(root: str, seen: set[str]) -> Iterator[str]:
+    key = os.path.realpath(root)
+    if key in seen:
+        return
+    seen.add(key)
+    with os.scandir(root) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for entry in entries:
+        if entry.name.startswith(".") or entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in SKIPPED_DIRS:
+                yield from _walk(entry.path, seen)
+            continue
+        if not entry.is_file(follow_symlinks=False):
+            continue
+        name = entry.name
+        ext = name.rsplit(".", 1)[-1] if "." in name else ""
+        if ext in ("yml", "yaml") or (ext == "md" and _md_has_frontmatter(entry.path)):
+            yield entry.path
+
+
+def discover(paths: list[str]) -> Iterator[str]:
+    """Explicit files as given (whatever their name); directories walked in sorted order.
+
+    Dot-entries, symlinks, `target/` and `node_modules/` are skipped; each directory is walked once.
+    A Markdown file is picked up only when its first line is `---`.
+    """
+    seen: set[str] = set()
+    for arg in paths:
+        if os.path.isdir(arg):
+            yield from _walk(arg, seen)
+        else:
+            yield arg

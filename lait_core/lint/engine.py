@@ -1,0 +1,226 @@
+"""Lint files and texts: the one entry point shared by `lait lint`, stdin linting and the language server.
+
+Config discovery (a deliberate change from the original, which searched from the current
+directory only): in search mode each file is checked against the nearest ``lait.config.yml`` above
+*the file*, so ``lait lint examples/`` from a repository root uses ``examples/lait.config.yml``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lait_core.diagnostics import Diagnostic, Severity
+from lait_core.documents.agent import parse_agent
+from lait_core.documents.config import (
+    ConfigDocument,
+    ConfigMode,
+    LoadedConfig,
+    find_project_config,
+    load_config,
+    load_config_file,
+    parse_config,
+)
+from lait_core.documents.skill import parse_skill
+from lait_core.documents.workflow import parse_workflow
+from lait_core.lint import suppression
+from lait_core.lint.checks.agents import check_agent_body, check_agent_content
+from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
+from lait_core.lint.checks.config import check_config
+from lait_core.lint.checks.workflows import WorkflowChecks
+from lait_core.lint.discovery import FileKind, discover, file_kind
+from lait_core.source.positions import ZERO
+from lait_core.workspace import Workspace, canonical
+
+
+@dataclass(slots=True)
+class LintOptions:
+    mode: ConfigMode = ConfigMode.SEARCH
+    config_path: Path | None = None
+    environ: dict[str, str] | None = None
+
+
+@dataclass(slots=True)
+class FileReport:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == Severity.WARNING)
+
+
+@dataclass(slots=True)
+class LintResult:
+    reports: list[FileReport] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for r in self.reports for d in r.diagnostics]
+
+    @property
+    def errors(self) -> int:
+        return sum(r.errors for r in self.reports)
+
+    @property
+    def warnings(self) -> int:
+        return sum(r.warnings for r in self.reports)
+
+
+class Linter:
+    """Holds the configs and workspaces of one run (an editor keeps one for the session)."""
+
+    def __init__(self, options: LintOptions | None = None) -> None:
+        self.options = options or LintOptions()
+        self._configs: dict[str, LoadedConfig] = {}
+        self._workspaces: dict[str, Workspace] = {}
+
+    # -- configuration ------------------------------------------------------------------------
+    def config_for(self, path: Path) -> LoadedConfig:
+        opts = self.options
+        if opts.mode is ConfigMode.SEARCH:
+            found = find_project_config(path.parent if path.suffix or not path.is_dir() else path)
+            key = str(found) if found else ""
+        else:
+            key = f"<{opts.mode.value}>"
+        loaded = self._configs.get(key)
+        if loaded is None:
+            start = path.parent
+            loaded = load_config(opts.mode, start=start, explicit=opts.config_path, environ=opts.environ)
+            self._configs[key] = loaded
+        return loaded
+
+    def workspace_for(self, path: Path) -> Workspace:
+        loaded = self.config_for(path)
+        key = loaded.project.path if loaded.project else f"<{self.options.mode.value}>"
+        ws = self._workspaces.get(key)
+        if ws is None:
+            ws = Workspace(loaded if all(d.ok for d in loaded.documents) else _broken(loaded))
+            self._workspaces[key] = ws
+        return ws
+
+    def config_reports(self) -> dict[str, FileReport]:
+        """Reports for every config file this run used (their parse errors and config-level checks)."""
+        reports: dict[str, FileReport] = {}
+        for loaded in self._configs.values():
+            for doc in loaded.documents:
+                key = canonical(Path(doc.path))
+                if key not in reports:
+                    reports[key] = FileReport(_display(doc.path), self._config_diagnostics(doc))
+        return reports
+
+    @staticmethod
+    def _config_diagnostics(doc: ConfigDocument) -> list[Diagnostic]:
+        diags = list(doc.diagnostics)
+        if doc.ok:
+            diags += check_config(doc)
+        return _finish(diags, doc.source.text, _display(doc.path))
+
+    # -- files --------------------------------------------------------------------------------
+    def lint_text(self, text: str, path: Path, kind: FileKind | None = None) -> list[Diagnostic]:
+        """Diagnostics of one file's text (suppressions applied, sorted, attributed to ``path``)."""
+        kind = kind or file_kind(path)
+        display = _display(str(path))
+        if kind is FileKind.CONFIG:
+            doc = parse_config(text, display)
+            diags = list(doc.diagnostics)
+            if doc.ok:
+                diags += check_config(doc)
+            return _finish(diags, text, display)
+        ws = self.workspace_for(path)
+        skip = SkipTracker()
+        diags = []
+        if kind is FileKind.WORKFLOW:
+            wf = parse_workflow(text, display)
+            diags = list(wf.diagnostics)
+            diags += WorkflowChecks(ws, skip).run(wf, path)
+        elif kind is FileKind.AGENT:
+            agent = parse_agent(text, display)
+            diags = list(agent.diagnostics)
+            if agent.ok:
+                check_agent_body(agent, diags)
+                check_agent_content(agent.front, "the agent", path.parent, ws.config, diags, skip)
+        elif kind is FileKind.SKILL:
+            diags = list(parse_skill(text, display).diagnostics)
+        else:
+            diags = [
+                Diagnostic(
+                    "LAIT007",
+                    f"cannot determine the file type of '{display}'; expected a '.yml'/'.yaml' workflow file,"
+                    " a '.md' agent file or lait.config.yml",
+                    ZERO,
+                )
+            ]
+        diags = _finish(diags, text, display)
+        if skip.skipped and _config_absent(ws):
+            diags.append(skipped_diagnostic().at(display))
+        return diags
+
+    def lint_file(self, path: Path) -> FileReport:
+        display = _display(str(path))
+        kind = file_kind(path)
+        if kind is FileKind.UNKNOWN:
+            return FileReport(display, self.lint_text("", path, kind))
+        ws = self.workspace_for(path)
+        loaded = ws.read(path)
+        if loaded.text is None:
+            assert loaded.problem is not None
+            return FileReport(display, [loaded.problem.at(display)])
+        if kind is FileKind.CONFIG:
+            return FileReport(display, [])  # reported once, by config_reports()
+        return FileReport(display, self.lint_text(loaded.text, path, kind))
+
+    def lint_paths(self, paths: list[str]) -> LintResult:
+        result = LintResult()
+        found_configs: list[Path] = []
+        for p in discover(paths):
+            path = Path(p)
+            if file_kind(path) is FileKind.CONFIG:
+                found_configs.append(path)
+                continue
+            result.reports.append(self.lint_file(path))
+        used = self.config_reports()
+        for path in found_configs:
+            key = canonical(path)
+            if key not in used:
+                used[key] = FileReport(_display(str(path)), self._config_diagnostics(load_config_file(path)))
+        result.reports = list(used.values()) + result.reports
+        return result
+
+
+def _broken(loaded: LoadedConfig) -> LoadedConfig:
+    """A config with errors: its own report says so; other files skip name checks quietly."""
+    return LoadedConfig(loaded.config, present=False, project=loaded.project, global_doc=loaded.global_doc)
+
+
+def _config_absent(ws: Workspace) -> bool:
+    loaded = ws.loaded_config
+    if loaded is None or not loaded.present:
+        return loaded is None or all(d.ok for d in loaded.documents)
+    return False
+
+
+def _finish(diags: list[Diagnostic], text: str, display: str) -> list[Diagnostic]:
+    kept = suppression.apply(diags, text)
+    kept = [d.at(display) if not d.path or d.path != display else d for d in kept]
+    kept.sort(key=lambda d: (d.range.start, d.code))
+    return kept
+
+
+def _display(path: str) -> str:
+    if not os.path.isabs(path):
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def lint_paths(paths: list[str], options: LintOptions | None = None) -> LintResult:
+    return Linter(options).lint_paths(paths)

@@ -1,0 +1,5 @@
+"""Rule families; importing this package registers every rule in the registry."""
+
+from lait_core.lint.rules import agent, capabilities, config, references, source, workflow
+
+__all__ = ["agent", "capabilities", "config", "references", "source", "workflow"]

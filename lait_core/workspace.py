@@ -1,0 +1,87 @@
+"""A set of documents and the references between them (config <-> agents <-> workflows).
+
+The workspace reads files through :meth:`Workspace.read`, which an editor overrides with its
+open buffers, and caches each parsed document by its canonical path for the life of one lint
+run (or until the editor says the text changed).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from lait_core.documents.agent import AgentDocument, parse_agent
+from lait_core.documents.config import LoadedConfig
+from lait_core.documents.models import Config
+from lait_core.documents.skill import SkillDocument, parse_skill
+from lait_core.documents.workflow import WorkflowDocument, parse_workflow
+from lait_core.source.files import Loaded, read_source
+
+
+def canonical(path: Path) -> str:
+    try:
+        return str(path.resolve(strict=True))
+    except OSError:
+        return os.path.abspath(path)
+
+
+class Workspace:
+    def __init__(
+        self,
+        config: LoadedConfig | None = None,
+        *,
+        reader: Callable[[Path], Loaded] | None = None,
+    ) -> None:
+        self.loaded_config = config
+        self._reader = reader or read_source
+        self._workflows: dict[str, WorkflowDocument | Loaded] = {}
+        self._agents: dict[str, AgentDocument | Loaded] = {}
+        self._skills: dict[str, SkillDocument | Loaded] = {}
+
+    @property
+    def config(self) -> Config | None:
+        """The merged config, or None when no config is present (names are then not checked)."""
+        if self.loaded_config is None or not self.loaded_config.present:
+            return None
+        return self.loaded_config.config
+
+    def read(self, path: Path) -> Loaded:
+        return self._reader(path)
+
+    def invalidate(self, path: Path | None = None) -> None:
+        if path is None:
+            self._workflows.clear()
+            self._agents.clear()
+            self._skills.clear()
+            return
+        key = canonical(path)
+        for cache in (self._workflows, self._agents, self._skills):
+            cache.pop(key, None)
+
+    def workflow(self, path: Path, display: str | None = None) -> WorkflowDocument | Loaded:
+        key = canonical(path)
+        cached = self._workflows.get(key)
+        if cached is None:
+            loaded = self.read(path)
+            cached = loaded if loaded.text is None else parse_workflow(loaded.text, display or str(path))
+            self._workflows[key] = cached
+        return cached
+
+    def agent(self, path: Path, display: str | None = None) -> AgentDocument | Loaded:
+        key = canonical(path)
+        cached = self._agents.get(key)
+        if cached is None:
+            loaded = self.read(path)
+            cached = loaded if loaded.text is None else parse_agent(loaded.text, display or str(path))
+            self._agents[key] = cached
+        return cached
+
+    def skill(self, path: Path, display: str | None = None) -> SkillDocument | Loaded:
+        key = canonical(path)
+        cached = self._skills.get(key)
+        if cached is None:
+            loaded = self.read(path)
+            cached = loaded if loaded.text is None else parse_skill(loaded.text, display or str(path))
+            self._skills[key] = cached
+        return cached
