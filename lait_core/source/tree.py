@@ -3,20 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from lait_core.source.positions import LineIndex, Position, Range
 
 
-@dataclass(eq=False, slots=True)
+Loc = tuple[int, int, int, int]
+"""(start line, start character, end line, end character): how nodes store their place cheaply."""
+
+
 class Node:
     """A node of the located tree. ``start``/``end`` are code-point offsets into the file text."""
 
-    start: int
-    end: int
-    range: Range
-    document: SourceText | None = field(default=None, repr=False)
+    __slots__ = ("_loc", "document", "end", "start")
+
+    def __init__(self, start: int, end: int, loc: Loc | Range, document: SourceText | None = None) -> None:
+        self.start = start
+        self.end = end
+        self._loc: Loc = loc if len(loc) == 4 else (loc[0][0], loc[0][1], loc[1][0], loc[1][1])  # type: ignore[assignment,index]
+        self.document = document
+
+    @property
+    def range(self) -> Range:
+        sl, sc, el, ec = self._loc
+        return Range(Position(sl, sc), Position(el, ec))
+
+    @range.setter
+    def range(self, value: Range) -> None:
+        self._loc = (value.start.line, value.start.character, value.end.line, value.end.character)
+
+    def set_end(self, end: int, line: int, character: int) -> None:
+        self.end = end
+        self._loc = (self._loc[0], self._loc[1], line, character)
 
     @property
     def kind(self) -> str:
@@ -26,13 +44,28 @@ class Node:
         raise NotImplementedError
 
 
-@dataclass(eq=False, slots=True)
 class ScalarNode(Node):
-    value: Any = None
-    """The resolved value (YAML 1.2 core schema): str, int, float, bool or None."""
-    style: str = ""
-    """'' plain, "'" single-quoted, '"' double-quoted, '|' literal, '>' folded."""
-    _offsets: list[int] | None = field(default=None, repr=False)
+    __slots__ = ("_offsets", "style", "value")
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        loc: Loc | Range,
+        document: SourceText | None = None,
+        *,
+        value: Any = None,
+        style: str = "",
+    ) -> None:
+        Node.__init__(self, start, end, loc, document)
+        self.value = value
+        """The resolved value (YAML 1.2 core schema): str, int, float, bool or None."""
+        self.style = style
+        """'' plain, "'" single-quoted, '"' double-quoted, '|' literal, '>' folded."""
+        self._offsets: list[int] | None = None
+
+    def __repr__(self) -> str:
+        return f"ScalarNode({self.value!r} at {self.range})"
 
     @property
     def kind(self) -> str:
@@ -66,18 +99,30 @@ class ScalarNode(Node):
         if n == 0:
             return self.range
         a = offsets[min(max(start, 0), n - 1)]
-        if end <= start:
-            b = a
-        else:
-            b = offsets[min(end - 1, n - 1)] + 1
+        b = a if end <= start else offsets[min(end - 1, n - 1)] + 1
         index = self.document.index
         return Range(index.position(a), index.position(b))
 
 
-@dataclass(eq=False, slots=True)
 class SequenceNode(Node):
-    items: list[Node] = field(default_factory=list)
-    flow: bool = False
+    __slots__ = ("flow", "items")
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        loc: Loc | Range,
+        document: SourceText | None = None,
+        *,
+        items: list[Node] | None = None,
+        flow: bool = False,
+    ) -> None:
+        Node.__init__(self, start, end, loc, document)
+        self.items: list[Node] = [] if items is None else items
+        self.flow = flow
+
+    def __repr__(self) -> str:
+        return f"SequenceNode({len(self.items)} items at {self.range})"
 
     @property
     def kind(self) -> str:
@@ -93,25 +138,41 @@ class SequenceNode(Node):
         return len(self.items)
 
 
-@dataclass(eq=False, slots=True)
 class MappingNode(Node):
-    pairs: list[tuple[Node, Node]] = field(default_factory=list)
-    flow: bool = False
-    _index: dict[Any, tuple[Node, Node]] | None = field(default=None, repr=False)
+    __slots__ = ("_index", "flow", "pairs")
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        loc: Loc | Range,
+        document: SourceText | None = None,
+        *,
+        pairs: list[tuple[Node, Node]] | None = None,
+        flow: bool = False,
+    ) -> None:
+        Node.__init__(self, start, end, loc, document)
+        self.pairs: list[tuple[Node, Node]] = [] if pairs is None else pairs
+        self.flow = flow
+        self._index: dict[Any, tuple[Node, Node]] | None = None
+
+    def __repr__(self) -> str:
+        return f"MappingNode({len(self.pairs)} pairs at {self.range})"
 
     @property
     def kind(self) -> str:
         return "mapping"
 
     def _lookup(self) -> dict[Any, tuple[Node, Node]]:
-        if self._index is None:
-            index: dict[Any, tuple[Node, Node]] = {}
+        index = self._index
+        if index is None:
+            index = {}
             for k, v in self.pairs:
                 key = mapping_key(k)
                 if key is not None and key not in index:
                     index[key] = (k, v)
             self._index = index
-        return self._index
+        return index
 
     def get(self, key: str) -> Node | None:
         pair = self._lookup().get(key)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,20 +87,27 @@ class _Frame:
         self.keys: dict[Any, Node] | None = {} if isinstance(node, MappingNode) else None
 
 
-def _events(text: str) -> Iterator[Any]:
+def _event_source(text: str) -> Callable[[], Any]:
+    """A function returning the next parse event (None at the end), from libyaml when available."""
     try:
         from _ruamel_yaml import CParser
     except ImportError:  # pragma: no cover - the C extension is a declared dependency
         from ruamel.yaml import YAML
 
-        yield from YAML(typ="safe", pure=True).parse(text)
-        return
+        events = iter(YAML(typ="safe", pure=True).parse(text))
+        return lambda: next(events, None)
     parser = CParser(text)
-    while True:
-        event = parser.get_event()
-        if event is None:
-            return
-        yield event
+    get: Callable[[], Any] = parser.get_event
+    return get
+
+
+def _event_classes() -> dict[str, type]:
+    from ruamel.yaml import events
+
+    return {"ScalarEvent": events.ScalarEvent}
+
+
+_EVENT_CLASSES = _event_classes()
 
 
 def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -> ParsedYaml:
@@ -160,35 +167,57 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
         frame.keys[key] = key_node
         parent.pairs.append((key_node, node))
 
+    get_event = _event_source(text)
+    scalar_event = _EVENT_CLASSES.get("ScalarEvent")
     try:
-        for event in _events(text):
-            name = event.__class__.__name__
-            if name == "ScalarEvent":
+        while True:
+            event = get_event()
+            if event is None:
+                break
+            if event.__class__ is scalar_event:
                 sm, em = event.start_mark, event.end_mark
                 style = event.style or ""
                 raw = event.value
                 value: Any = raw
                 tag = event.tag
                 if tag and tag != "!":
-                    value = _apply_tag(tag, raw, problems, Range(here(sm), here(em)))
-                elif not style and event.implicit[0]:
+                    value = _apply_tag(tag, raw, problems, Range(Position(sm.line, sm.column), Position(em.line, em.column)))
+                elif not style and event.implicit[0] and raw and raw[0] in _MAYBE_SPECIAL:
                     value = resolve_plain(raw)
+                elif not style and not raw and event.implicit[0]:
+                    value = None
                 node: Node = ScalarNode(
-                    sm.index, em.index, Range(here(sm), here(em)), src, value=value, style=style
+                    sm.index, em.index, (sm.line, sm.column, em.line, em.column), src, value=value, style=style
                 )
                 if event.anchor:
                     anchors[event.anchor] = node
+                if stack:
+                    frame = stack[-1]
+                    if frame.keys is None:
+                        frame.node.items.append(node)  # type: ignore[union-attr]
+                        continue
+                    if frame.pending is None:
+                        frame.pending = node
+                        continue
                 add(node)
-            elif name == "MappingStartEvent":
+                continue
+            name = event.__class__.__name__
+            if name == "ScalarEvent":  # pragma: no cover - only with the pure-Python fallback
+                raise RuntimeError("unexpected event class")
+            if name == "MappingStartEvent":
                 sm = event.start_mark
-                mnode = MappingNode(sm.index, sm.index, Range(here(sm), here(sm)), src, flow=bool(event.flow_style))
+                mnode = MappingNode(
+                    sm.index, sm.index, (sm.line, sm.column, sm.line, sm.column), src, flow=bool(event.flow_style)
+                )
                 if event.anchor:
                     anchors[event.anchor] = mnode
                 add(mnode)
                 stack.append(_Frame(mnode))
             elif name == "SequenceStartEvent":
                 sm = event.start_mark
-                snode = SequenceNode(sm.index, sm.index, Range(here(sm), here(sm)), src, flow=bool(event.flow_style))
+                snode = SequenceNode(
+                    sm.index, sm.index, (sm.line, sm.column, sm.line, sm.column), src, flow=bool(event.flow_style)
+                )
                 if event.anchor:
                     anchors[event.anchor] = snode
                 add(snode)
@@ -196,8 +225,7 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
                 frame = stack.pop()
                 em = event.end_mark
-                frame.node.end = em.index
-                frame.node.range = Range(frame.node.range.start, here(em))
+                frame.node.set_end(em.index, em.line, em.column)
                 if frame.pending is not None:  # a key without value cannot happen with libyaml
                     frame.pending = None
             elif name == "AliasEvent":
