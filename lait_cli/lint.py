@@ -18,7 +18,9 @@ def register(app: typer.Typer) -> None:
 def lint(
     paths: Annotated[list[str], typer.Argument(help="Files or directories; '-' reads standard input.")],
     fmt: Annotated[str, typer.Option("--format", help="text, json, github or sarif.")] = "text",
-    output_file: Annotated[Path | None, typer.Option("--output-file", "-o", help="Write the report here.")] = None,
+    output_file: Annotated[
+        Path | None, typer.Option("--output-file", "-o", help="Write the report here.")
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
     stdin_filename: Annotated[
         str | None, typer.Option("--stdin-filename", help="Name (and kind) of the text read from '-'.")
@@ -27,7 +29,7 @@ def lint(
     no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file.")] = False,
 ) -> None:
     from lait_core.documents.config import ConfigError, ConfigMode
-    from lait_core.lint.engine import FileReport, LintOptions, LintResult, Linter
+    from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
     from lait_core.lint.formats import FORMATS, render
 
     if fmt not in FORMATS:
@@ -60,9 +62,7 @@ def lint(
     errors, warnings = result.errors, result.warnings
     files_count = len(result.reports)
     if errors or warnings:
-        sys.stderr.write(
-            f"lait: {errors} error(s) and {warnings} warning(s) in {files_count} file(s)\n"
-        )
+        sys.stderr.write(f"lait: {errors} error(s) and {warnings} warning(s) in {files_count} file(s)\n")
     elif fmt == "text":
         sys.stderr.write(f"lait: {files_count} file(s) checked, no problems\n")
     if errors or (strict and warnings):

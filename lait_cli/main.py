@@ -44,7 +44,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: Annotated[
-        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
     ] = False,
     config: Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,

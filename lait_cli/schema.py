@@ -11,7 +11,9 @@ from lait_cli.main import fail
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="schema", help="Print the JSON Schema of a file kind: config, agent or workflow.")(schema)
+    app.command(name="schema", help="Print the JSON Schema of a file kind: config, agent or workflow.")(
+        schema
+    )
 
 
 def schema(kind: Annotated[str, typer.Argument(help="config, agent or workflow.")]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from lait_core.documents import models as m
@@ -23,7 +24,9 @@ _SCHEMA_SOURCE = {
     "oneOf": [
         {
             "type": "object",
-            "properties": {"file": {"type": "string", "minLength": 1, "description": "Path to a JSON Schema file."}},
+            "properties": {
+                "file": {"type": "string", "minLength": 1, "description": "Path to a JSON Schema file."}
+            },
             "required": ["file"],
             "additionalProperties": False,
         },
@@ -62,7 +65,9 @@ def _tidy(node: Any) -> Any:
                 out["$ref"] = f"#/$defs/{v}"
             elif k == "properties" and isinstance(v, dict):
                 out[k] = {
-                    pk: _tidy({kk: vv for kk, vv in pv.items() if kk != "title"} if isinstance(pv, dict) else pv)
+                    pk: _tidy(
+                        {kk: vv for kk, vv in pv.items() if kk != "title"} if isinstance(pv, dict) else pv
+                    )
                     for pk, pv in v.items()
                 }
             else:
@@ -73,7 +78,7 @@ def _tidy(node: Any) -> Any:
     return node
 
 
-def _generate(models: list[type[m.BaseModel]]) -> dict[str, Any]:
+def _generate(models: list[type[BaseModel]]) -> dict[str, Any]:
     _keys, schema = models_json_schema(
         [(cls, "validation") for cls in models], by_alias=True, ref_template="#/$defs/{model}"
     )
@@ -95,7 +100,10 @@ def _common_defs(defs: dict[str, Any]) -> None:
     if "McpServerConfig" in defs:
         defs["McpServerConfig"]["oneOf"] = [{"required": ["command"]}, {"required": ["url"]}]
     if "CompactionConfig" in defs:
-        defs["CompactionConfig"]["anyOf"] = [{"required": ["trigger_rounds"]}, {"required": ["trigger_tokens"]}]
+        defs["CompactionConfig"]["anyOf"] = [
+            {"required": ["trigger_rounds"]},
+            {"required": ["trigger_tokens"]},
+        ]
     for name in ("AgentFrontmatter", "InlineAgent", "PromptStep"):
         if name in defs:
             defs[name]["dependentRequired"] = {"schema_name": ["output_schema"]}

@@ -121,7 +121,11 @@ def validate_inline_agent(node: Node, name: str, out: list[Diagnostic], codes: C
     where = f"agents.{name}"
     if isinstance(node, MappingNode) and "system" not in node:
         out.append(
-            Diagnostic(codes.invalid, f"agent '{name}': an inline agent requires a 'system:' prompt template", node.range)
+            Diagnostic(
+                codes.invalid,
+                f"agent '{name}': an inline agent requires a 'system:' prompt template",
+                node.range,
+            )
         )
         data = dict(node.to_python())
         data["system"] = ""

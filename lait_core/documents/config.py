@@ -208,5 +208,6 @@ def load_config(
     for doc in (global_doc, project):
         if doc is not None and doc.model is not None:
             config = merge(config, doc.model, set(doc.model.model_fields_set))
-    return LoadedConfig(config, present=project is not None or global_doc is not None, project=project,
-                        global_doc=global_doc)
+    return LoadedConfig(
+        config, present=project is not None or global_doc is not None, project=project, global_doc=global_doc
+    )

@@ -13,8 +13,9 @@ _TYPE_TESTS = {
     "string": lambda v: isinstance(v, str),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    ),
     "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
 }
 
@@ -44,7 +45,9 @@ def check_value(value: Any, schema: Any, path: str = "input") -> list[str]:
         if not isinstance(sch, dict):
             continue
         t = sch.get("type")
-        names = [t] if isinstance(t, str) else [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+        names = (
+            [t] if isinstance(t, str) else [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+        )
         if names and not any(n not in _TYPE_TESTS or _TYPE_TESTS[n](val) for n in names):
             errors.append(f"{where} must be of type {' or '.join(names)} (got {type_name(val)})")
             continue

@@ -48,8 +48,12 @@ class Strict(BaseModel):
 class ProviderConfig(Strict):
     """Where a model definition's requests go."""
 
-    base_url: str = Field(description="OpenAI-compatible endpoint, e.g. `http://localhost:1234/v1`. `${VAR}` expands.")
-    api_key: str | None = Field(None, description="Literal API key. `${VAR}` expands. Exclusive with `api_key_cmd`.")
+    base_url: str = Field(
+        description="OpenAI-compatible endpoint, e.g. `http://localhost:1234/v1`. `${VAR}` expands."
+    )
+    api_key: str | None = Field(
+        None, description="Literal API key. `${VAR}` expands. Exclusive with `api_key_cmd`."
+    )
     api_key_cmd: CommandSpec | None = Field(
         None, description="Command that prints the API key; run lazily, only when this entry is tried."
     )
@@ -68,10 +72,16 @@ class ModelDefinition(Strict):
     provider: ProviderConfig = Field(description="Endpoint and key of this entry.")
     model_id: str = Field(description="The model id sent to the server.")
     default_reasoning_effort: ReasoningEffort | None = Field(None, description="Model-level default effort.")
-    default_temperature: float | None = Field(None, ge=0, le=2, description="Model-level default temperature.")
+    default_temperature: float | None = Field(
+        None, ge=0, le=2, description="Model-level default temperature."
+    )
     default_top_p: float | None = Field(None, ge=0, le=1, description="Model-level default top_p.")
-    default_max_tokens: int | None = Field(None, ge=1, le=U32_MAX, description="Model-level default max tokens.")
-    pricing: Pricing | None = Field(None, description="Cost per million tokens; absent means unknown, never zero.")
+    default_max_tokens: int | None = Field(
+        None, ge=1, le=U32_MAX, description="Model-level default max tokens."
+    )
+    pricing: Pricing | None = Field(
+        None, description="Cost per million tokens; absent means unknown, never zero."
+    )
     api: Literal["chat_completions", "responses"] = Field("chat_completions", description="Wire format.")
 
 
@@ -81,7 +91,9 @@ ModelMap = dict[str, Annotated[list[ModelDefinition], Field(min_length=1)]]
 class CompactionConfig(Strict):
     """Summarise older messages of long tool loops. At least one trigger is required."""
 
-    trigger_rounds: int | None = Field(None, ge=1, description="Compact before round r when r % trigger_rounds == 0.")
+    trigger_rounds: int | None = Field(
+        None, ge=1, description="Compact before round r when r % trigger_rounds == 0."
+    )
     trigger_tokens: int | None = Field(
         None, ge=1, description="Compact when the previous round reported at least this many prompt tokens."
     )
@@ -92,24 +104,37 @@ class CompactionConfig(Strict):
 class DefaultSettings(Strict):
     """Fallback values for chat, prompts, agents and workflows; each field falls back on its own."""
 
-    model: str | None = Field(None, description="Final fallback model: an alias from `models:` or a raw model id.")
+    model: str | None = Field(
+        None, description="Final fallback model: an alias from `models:` or a raw model id."
+    )
     reasoning_effort: ReasoningEffort | None = Field(None, description="Reasoning effort sent to the model.")
-    system: str | None = Field(None, description="Chat-mode system prompt (agents and workflows never read it).")
+    system: str | None = Field(
+        None, description="Chat-mode system prompt (agents and workflows never read it)."
+    )
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature, 0.0–2.0.")
     top_p: float | None = Field(None, ge=0, le=1, description="Nucleus sampling, 0.0–1.0.")
     max_tokens: int | None = Field(None, ge=1, le=U32_MAX, description="Sent as `max_completion_tokens`.")
     mcp: NameList | None = Field(None, description="Names from `mcp_servers:` offered as tools.")
-    max_tool_rounds: int | None = Field(None, ge=1, description="Limit on tool-call round trips (built-in 8).")
+    max_tool_rounds: int | None = Field(
+        None, ge=1, description="Limit on tool-call round trips (built-in 8)."
+    )
     skills: NameList | None = Field(None, description="Names from `skills:` appended to the system prompt.")
-    subagents: NameList | None = Field(None, description="Names from `agents:` offered as `agent__<name>` tools.")
+    subagents: NameList | None = Field(
+        None, description="Names from `agents:` offered as `agent__<name>` tools."
+    )
     tools: NameList | None = Field(None, description="Names from `tools:` offered as `tool__<name>` tools.")
     render: bool | None = Field(None, description="Render answers as terminal Markdown.")
     history: bool | None = Field(None, description="Record runs for `lait history` (default true).")
     cache: bool | None = Field(None, description="Response disk cache under `.lait/cache/`.")
-    cache_ttl: int | None = Field(None, ge=0, description="Cache entry lifetime in seconds (absent: never expires).")
-    compaction: CompactionConfig | None = Field(None, description="Conversation compaction for long tool loops.")
+    cache_ttl: int | None = Field(
+        None, ge=0, description="Cache entry lifetime in seconds (absent: never expires)."
+    )
+    compaction: CompactionConfig | None = Field(
+        None, description="Conversation compaction for long tool loops."
+    )
     skill_progressive_disclosure: bool | None = Field(
-        None, description="Append only skill names/descriptions; the body is returned by a `skill__<name>` tool."
+        None,
+        description="Append only skill names/descriptions; the body is returned by a `skill__<name>` tool.",
     )
 
 
@@ -133,7 +158,9 @@ class PromptDefinition(Strict):
 
     template: str = Field(description="Handlebars template; may use `{{ input }}` and `{{ vars.<k> }}`.")
     model: str | None = Field(None, description="Model for this prompt (falls back to `default.model`).")
-    vars: dict[str, str] = Field(default_factory=dict, description="String defaults that `--var k=v` overrides.")
+    vars: dict[str, str] = Field(
+        default_factory=dict, description="String defaults that `--var k=v` overrides."
+    )
 
 
 class ToolPolicy(Strict):
@@ -151,7 +178,8 @@ class ShellToolDefinition(Strict):
     )
     description: str | None = Field(None, description="Shown to the model.")
     parameters: Any = Field(
-        None, description="JSON Schema of the arguments (an object); default `{type: object, properties: {}}`."
+        None,
+        description="JSON Schema of the arguments (an object); default `{type: object, properties: {}}`.",
     )
     timeout: int = Field(30, ge=0, description="Per-call limit in seconds.")
     env: dict[str, str] = Field(
@@ -164,7 +192,9 @@ class JevConfig(Strict):
     """Jev-compatible decision API used by `decide:` steps."""
 
     base_url: str | None = Field(None, description="Default `https://api.typesafe.ai/v1`. `${VAR}` expands.")
-    api_key: str | None = Field(None, description="Bearer key. `${VAR}` expands. Exclusive with `api_key_cmd`.")
+    api_key: str | None = Field(
+        None, description="Bearer key. `${VAR}` expands. Exclusive with `api_key_cmd`."
+    )
     api_key_cmd: CommandSpec | None = Field(None, description="Command that prints the key.")
     model: str | None = Field(None, description="Default `jev-latest`.")
 
@@ -175,13 +205,17 @@ class Config(Strict):
     model_config = ConfigDict(title="lait configuration (lait.config.yml)")
 
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint for raw model ids (built-in `http://localhost:1234/v1`)."
+        None,
+        description="OpenAI-compatible endpoint for raw model ids (built-in `http://localhost:1234/v1`).",
     )
     api_key: str | None = Field(None, description="API key. `${VAR}` expands. Exclusive with `api_key_cmd`.")
     api_key_cmd: CommandSpec | None = Field(None, description="Command that prints the API key.")
-    default: DefaultSettings = Field(default_factory=DefaultSettings, description="Fallback values, field by field.")
+    default: DefaultSettings = Field(
+        default_factory=DefaultSettings, description="Fallback values, field by field."
+    )
     models: ModelMap = Field(
-        default_factory=dict, description="Model aliases: alias → list of definitions (first primary, rest fallbacks)."
+        default_factory=dict,
+        description="Model aliases: alias → list of definitions (first primary, rest fallbacks).",
     )
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict, description="MCP servers by name.")
     skills: dict[str, str] = Field(
@@ -192,9 +226,15 @@ class Config(Strict):
     )
     prompts: dict[str, PromptDefinition] = Field(default_factory=dict, description="Named prompt templates.")
     workflows: dict[str, str] = Field(default_factory=dict, description="Workflow files runnable by name.")
-    tool_policy: ToolPolicy = Field(default_factory=ToolPolicy, description="Allow/deny patterns for tool calls.")
-    tools: dict[str, ShellToolDefinition] = Field(default_factory=dict, description="Custom shell tools by name.")
-    jev: JevConfig = Field(default_factory=JevConfig, description="Decision API settings for `decide:` steps.")
+    tool_policy: ToolPolicy = Field(
+        default_factory=ToolPolicy, description="Allow/deny patterns for tool calls."
+    )
+    tools: dict[str, ShellToolDefinition] = Field(
+        default_factory=dict, description="Custom shell tools by name."
+    )
+    jev: JevConfig = Field(
+        default_factory=JevConfig, description="Decision API settings for `decide:` steps."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -207,10 +247,14 @@ class LlmKeys(Strict):
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature, 0.0–2.0.")
     top_p: float | None = Field(None, ge=0, le=1, description="Nucleus sampling, 0.0–1.0.")
     max_tokens: int | None = Field(None, ge=1, le=U32_MAX, description="Completion token limit (≥1).")
-    mcp: NameList | None = Field(None, description="MCP servers (names from `mcp_servers:` in lait.config.yml).")
+    mcp: NameList | None = Field(
+        None, description="MCP servers (names from `mcp_servers:` in lait.config.yml)."
+    )
     max_tool_rounds: int | None = Field(None, ge=1, description="Limit on tool-call round trips (default 8).")
     skills: NameList | None = Field(None, description="Skills (names from `skills:` in lait.config.yml).")
-    subagents: NameList | None = Field(None, description="Subagents (names from `agents:` in lait.config.yml).")
+    subagents: NameList | None = Field(
+        None, description="Subagents (names from `agents:` in lait.config.yml)."
+    )
     tools: NameList | None = Field(None, description="Shell tools (names from `tools:` in lait.config.yml).")
 
 
@@ -268,7 +312,9 @@ class WorkflowDefaults(LlmKeys):
 
 
 class StepBase(Strict):
-    id: str | None = Field(None, pattern=IDENTIFIER, description="Records the value as `steps.<id>`; unique per file.")
+    id: str | None = Field(
+        None, pattern=IDENTIFIER, description="Records the value as `steps.<id>`; unique per file."
+    )
     when: str | None = Field(None, description="jq condition on the incoming value; falsy skips the step.")
     input: str | None = Field(None, description="jq computing the value the step acts on (default `.`).")
     output: str | None = Field(None, description="jq mapping the step's result to its value.")
@@ -277,7 +323,9 @@ class StepBase(Strict):
 class CommonStep(StepBase):
     retry: RetryDefinition | None = Field(None, description="Retry the step on failure.")
     timeout: int | None = Field(None, ge=1, description="Seconds per attempt.")
-    on_error: StepList | None = Field(None, description="Steps run instead of failing; input `{error, input}`.")
+    on_error: StepList | None = Field(
+        None, description="Steps run instead of failing; input `{error, input}`."
+    )
 
 
 class PromptStep(CommonStep, LlmKeys):
@@ -285,10 +333,16 @@ class PromptStep(CommonStep, LlmKeys):
 
     prompt: str = Field(description="User message template.")
     system: str | None = Field(None, description="System message template (falls back to `default.system`).")
-    files: list[str] | None = Field(None, description="Path templates whose contents are appended to the prompt.")
+    files: list[str] | None = Field(
+        None, description="Path templates whose contents are appended to the prompt."
+    )
     images: list[str] | None = Field(None, description="Image paths or http(s) URLs (templates).")
-    input_schema: SchemaRef | None = Field(None, description="Validates the input: a `schemas:` name or a schema.")
-    output_schema: SchemaRef | None = Field(None, description="Requests Structured Outputs and validates the answer.")
+    input_schema: SchemaRef | None = Field(
+        None, description="Validates the input: a `schemas:` name or a schema."
+    )
+    output_schema: SchemaRef | None = Field(
+        None, description="Requests Structured Outputs and validates the answer."
+    )
     schema_name: str | None = Field(None, pattern=SCHEMA_NAME, description="Structured Outputs schema name.")
 
 
@@ -318,7 +372,9 @@ class DecideStep(CommonStep):
     """Ask the Jev-compatible decision API one or more questions about the input."""
 
     decide: dict[str, JevQuestion] = Field(min_length=1, description="Questions by id.")
-    model: str | None = Field(None, pattern=r"\S", description="Jev model (default `jev.model`, then jev-latest).")
+    model: str | None = Field(
+        None, pattern=r"\S", description="Jev model (default `jev.model`, then jev-latest)."
+    )
 
 
 class WorkflowStepModel(CommonStep):
@@ -339,7 +395,9 @@ class AskStep(CommonStep):
 
     ask: str = Field(description="Question template (non-blank).")
     choices: list[str] | None = Field(None, min_length=1, description="Allowed answers.")
-    default: str | None = Field(None, description="Answer used without a terminal (must be one of `choices`).")
+    default: str | None = Field(
+        None, description="Answer used without a terminal (must be one of `choices`)."
+    )
     multiline: bool = Field(False, description="Read until EOF instead of one line.")
 
 
@@ -371,7 +429,9 @@ class ParallelStep(CommonStep):
     """Run branches concurrently; the value is an object keyed by branch name."""
 
     parallel: dict[str, StepList] = Field(
-        min_length=1, description="Branches by name.", json_schema_extra={"propertyNames": {"pattern": IDENTIFIER}}
+        min_length=1,
+        description="Branches by name.",
+        json_schema_extra={"propertyNames": {"pattern": IDENTIFIER}},
     )
 
 
@@ -448,15 +508,23 @@ class Workflow(Strict):
             "additionalProperties": {"x-lait-ref": "inputDefinition"},
         },
     )
-    input_schema: SchemaRef | None = Field(None, description="Schema of the initial value (a `schemas:` name or a schema).")
-    output: str | None = Field(None, description="jq computing the result from the last value, `$steps`, `$inputs`.")
-    timeout: int | None = Field(None, ge=1, description="Wall-clock limit for one run of this file, in seconds.")
+    input_schema: SchemaRef | None = Field(
+        None, description="Schema of the initial value (a `schemas:` name or a schema)."
+    )
+    output: str | None = Field(
+        None, description="jq computing the result from the last value, `$steps`, `$inputs`."
+    )
+    timeout: int | None = Field(
+        None, ge=1, description="Wall-clock limit for one run of this file, in seconds."
+    )
     default: WorkflowDefaults | None = Field(None, description="Defaults for the workflow's LLM steps.")
     models: ModelMap | None = Field(None, description="Model aliases; win over lait.config.yml aliases.")
     schemas: dict[str, SchemaSource] | None = Field(
         None, description="Named JSON Schemas.", json_schema_extra={"propertyNames": {"pattern": IDENTIFIER}}
     )
     agents: dict[str, InlineAgent] | None = Field(
-        None, description="Inline agents for `agent:` steps.", json_schema_extra={"propertyNames": {"pattern": IDENTIFIER}}
+        None,
+        description="Inline agents for `agent:` steps.",
+        json_schema_extra={"propertyNames": {"pattern": IDENTIFIER}},
     )
     steps: StepList = Field(description="The steps, run in order (at least one).")

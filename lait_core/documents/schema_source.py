@@ -55,7 +55,9 @@ def load_schema_file(base: Path, relative: str) -> LoadedSchema:
     try:
         return LoadedSchema(json.loads(loaded.text), None)
     except json.JSONDecodeError as exc:
-        return LoadedSchema(None, f"'{path}' is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        return LoadedSchema(
+            None, f"'{path}' is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        )
 
 
 def unknown_types(schema: Any) -> Iterator[str]:
@@ -67,7 +69,9 @@ def unknown_types(schema: Any) -> Iterator[str]:
         if not isinstance(cur, dict):
             continue
         t = cur.get("type")
-        names = [t] if isinstance(t, str) else [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+        names = (
+            [t] if isinstance(t, str) else [x for x in t if isinstance(x, str)] if isinstance(t, list) else []
+        )
         for name in names:
             if name not in JSON_TYPES and name not in seen:
                 seen.add(name)

@@ -52,7 +52,9 @@ def parse_skill(text: str, path: str = "") -> SkillDocument:
     _retarget(parsed.root, source)
     root = parsed.root
     out = doc.diagnostics
-    model = validate_mapping(root, SkillFrontmatter, CODES, out, where="the skill frontmatter") if root else None
+    model = (
+        validate_mapping(root, SkillFrontmatter, CODES, out, where="the skill frontmatter") if root else None
+    )
     if root is None:
         model = SkillFrontmatter()
     if model is not None and not model.description:

@@ -186,13 +186,13 @@ def pydantic_diagnostics(
             out.append(Diagnostic(codes.invalid, f"{holder} is missing the required key '{key}'", rng))
             continue
         at = _Located(root, model, loc)
-        key = (id(at.node), at.path)
-        if key not in grouped:
-            grouped[key] = []
-            order.append(key)
-        grouped[key].append(err)
-    for key in order:
-        errs = grouped[key]
+        group = (id(at.node), at.path)
+        if group not in grouped:
+            grouped[group] = []
+            order.append(group)
+        grouped[group].append(dict(err))
+    for group in order:
+        errs = grouped[group]
         at = _Located(root, model, tuple(errs[0]["loc"]))
         out.append(_value_error(at, errs, codes, prefix))
     return out
@@ -238,7 +238,9 @@ def _value_error(at: _Located, errs: list[dict[str, Any]], codes: Codes, prefix:
             message = f"'{name}' is {value}; {err['msg'].lower()}"
     elif kind == "string_pattern_mismatch":
         if field_name == "id":
-            message = f"invalid step id '{value}': use a letter or '_' followed by letters, digits, '_' or '-'"
+            message = (
+                f"invalid step id '{value}': use a letter or '_' followed by letters, digits, '_' or '-'"
+            )
         elif field_name == "schema_name":
             message = f"invalid schema name '{value}': use 1 to 64 characters of A-Z, a-z, 0-9, '_' or '-'"
         elif field_name == "model":
@@ -279,7 +281,9 @@ def validate_mapping(
         if isinstance(node, ScalarNode) and value is None:
             data = {}
         else:
-            out.append(Diagnostic(codes.invalid, f"{where} must be a mapping (got {describe(value)})", node.range))
+            out.append(
+                Diagnostic(codes.invalid, f"{where} must be a mapping (got {describe(value)})", node.range)
+            )
             return None
     if data is None:
         data = node.to_python() if isinstance(node, MappingNode) else {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lait_core.diagnostics import Diagnostic, Related
+from lait_core.diagnostics import Diagnostic, Fix, Related
 from lait_core.documents import models as m
 from lait_core.documents.agent import check_agent_settings
 from lait_core.documents.json_check import check_value
@@ -253,10 +253,8 @@ class _Loader:
             names = sorted(self.schema_names)
             guess = suggest(value, names)
             hint = f"; did you mean '{guess}'?" if guess else ""
-            fixes = ()
+            fixes: tuple[Fix, ...] = ()
             if guess:
-                from lait_core.diagnostics import Fix
-
                 fixes = (Fix(f"Replace with '{guess}'", node.range, guess),)
             self.error(
                 CODE_SCHEMA_REF,
@@ -289,13 +287,18 @@ class _Loader:
                 default_node = value.get("default")
                 assert default_node is not None
                 for problem in check_value(default_node.to_python(), v, f"inputs.{name}.default"):
-                    self.error(CODE_INPUTS, f"input '{name}' has an invalid default: {problem}", default_node.range)
+                    self.error(
+                        CODE_INPUTS, f"input '{name}' has an invalid default: {problem}", default_node.range
+                    )
 
     # -- steps --------------------------------------------------------------------------------
     def step_list(self, node: Node, where: str, place: _Place) -> list[Step]:
         if not isinstance(node, SequenceNode):
-            self.error(STEP_CODES.invalid, f"'{where}' must be a list of steps (got {describe(node.to_python())})",
-                       node.range)
+            self.error(
+                STEP_CODES.invalid,
+                f"'{where}' must be a list of steps (got {describe(node.to_python())})",
+                node.range,
+            )
             return []
         if not node.items:
             self.error(CODE_EMPTY_LIST, f"'{where}' must contain at least one step", node.range)
@@ -306,7 +309,7 @@ class _Loader:
         if not isinstance(node, MappingNode):
             self.error(CODE_KIND, f"a step must be a mapping (got {describe(node.to_python())})", node.range)
             return None
-        kinds = [k for k in node.keys() if isinstance(k, str) and k in m.STEP_KINDS]
+        kinds = [k for k in node if isinstance(k, str) and k in m.STEP_KINDS]
         if not kinds:
             hint = ""
             if "use" in node:
@@ -357,7 +360,9 @@ class _Loader:
                 cases: list[Any] = []
                 for case in v.items:
                     if isinstance(case, MappingNode):
-                        cases.append({ck: ([] if ck == "steps" else cv.to_python()) for ck, _ckn, cv in case.items()})
+                        cases.append(
+                            {ck: ([] if ck == "steps" else cv.to_python()) for ck, _ckn, cv in case.items()}
+                        )
                     else:
                         cases.append(case.to_python())
                 data[key] = cases
@@ -430,7 +435,9 @@ class _Loader:
         if isinstance(run, SequenceNode) and run.items:
             first = run.items[0].to_python()
             if isinstance(first, str) and not first.strip():
-                self.error(STEP_CODES.invalid, "'run' must start with the program to execute", run.items[0].range)
+                self.error(
+                    STEP_CODES.invalid, "'run' must start with the program to execute", run.items[0].range
+                )
             self.template_list(run, f"the 'run' of {step.label}")
         self.on_error(step, place)
 
@@ -453,15 +460,22 @@ class _Loader:
             if value is not None and (
                 not isinstance(value, dict) or any(k not in ("true", "false") for k in value)
             ):
-                self.error(bad, f"question '{qid}': 'noul' criteria may only have 'true' and 'false' keys", at)
+                self.error(
+                    bad, f"question '{qid}': 'noul' criteria may only have 'true' and 'false' keys", at
+                )
         elif kind == "choice":
             if not isinstance(value, dict) or not 2 <= len(value) <= 255 or any(not str(k) for k in value):
-                self.error(bad, f"question '{qid}': 'choice' needs 'criteria' with 2 to 255 named options", at)
+                self.error(
+                    bad, f"question '{qid}': 'choice' needs 'criteria' with 2 to 255 named options", at
+                )
             elif any(v is not None and not isinstance(v, str | dict | list) for v in value.values()):
-                self.error(bad, f"question '{qid}': each 'choice' option must be null, a string, a mapping or a list", at)
-        elif kind == "score":
-            if not isinstance(value, list) or not 2 <= len(value) <= 10:
-                self.error(bad, f"question '{qid}': 'score' needs 'criteria' as a list of 2 to 10 levels", at)
+                self.error(
+                    bad,
+                    f"question '{qid}': each 'choice' option must be null, a string, a mapping or a list",
+                    at,
+                )
+        elif kind == "score" and (not isinstance(value, list) or not 2 <= len(value) <= 10):
+            self.error(bad, f"question '{qid}': 'score' needs 'criteria' as a list of 2 to 10 levels", at)
 
     def kind_workflow(self, step: Step, place: _Place) -> None:
         self.jq_field(step.get("with"), f"the 'with' of {step.label}")
@@ -547,14 +561,18 @@ class _Loader:
         inner = (
             _Place(break_ok=False, concurrent=True, concurrent_for_each=True)
             if concurrent
-            else _Place(break_ok=True, concurrent=place.concurrent, concurrent_for_each=place.concurrent_for_each)
+            else _Place(
+                break_ok=True, concurrent=place.concurrent, concurrent_for_each=place.concurrent_for_each
+            )
         )
         self.children(step, "steps", inner)
         self.on_error(step, place)
 
     def loop(self, step: Step, place: _Place, key: str) -> None:
         self.jq_field(step.get(key), f"the '{key}' of {step.label}")
-        inner = _Place(break_ok=True, concurrent=place.concurrent, concurrent_for_each=place.concurrent_for_each)
+        inner = _Place(
+            break_ok=True, concurrent=place.concurrent, concurrent_for_each=place.concurrent_for_each
+        )
         self.children(step, "steps", inner)
         self.on_error(step, place)
 

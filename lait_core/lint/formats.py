@@ -20,7 +20,9 @@ def text(result: LintResult) -> str:
     lines: list[str] = []
     for d in result.diagnostics:
         start = d.range.start
-        lines.append(f"{d.path}:{start.line + 1}:{start.character + 1}: {d.code} {d.severity.value}: {d.message}")
+        lines.append(
+            f"{d.path}:{start.line + 1}:{start.character + 1}: {d.code} {d.severity.value}: {d.message}"
+        )
         for rel in d.related:
             rs = rel.range.start
             lines.append(f"    {rel.path}:{rs.line + 1}:{rs.character + 1}: note: {rel.message}")
@@ -77,7 +79,13 @@ def github(result: LintResult) -> str:
     out = []
     for d in result.diagnostics:
         s, e = d.range
-        level = "error" if d.severity == Severity.ERROR else "warning" if d.severity == Severity.WARNING else "notice"
+        level = (
+            "error"
+            if d.severity == Severity.ERROR
+            else "warning"
+            if d.severity == Severity.WARNING
+            else "notice"
+        )
         props = [
             f"file={_gh_property(d.path)}",
             f"line={s.line + 1}",
@@ -138,7 +146,9 @@ def sarif(result: LintResult) -> str:
                     "artifactChanges": [
                         {
                             "artifactLocation": {"uri": d.path},
-                            "replacements": [{"deletedRegion": _region(f.range), "insertedContent": {"text": f.text}}],
+                            "replacements": [
+                                {"deletedRegion": _region(f.range), "insertedContent": {"text": f.text}}
+                            ],
                         }
                     ],
                 }

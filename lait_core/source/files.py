@@ -33,7 +33,9 @@ def decode(data: bytes) -> Loaded:
         return _too_large(len(data))
     nul = data.find(b"\0", 0, 8192)
     if nul != -1:
-        return Loaded(None, Diagnostic(CODE_NOT_TEXT, "binary file (it contains NUL bytes); expected UTF-8 text", ZERO))
+        return Loaded(
+            None, Diagnostic(CODE_NOT_TEXT, "binary file (it contains NUL bytes); expected UTF-8 text", ZERO)
+        )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

@@ -27,7 +27,9 @@ class Range(NamedTuple):
     def at(line: int, character: int, end_line: int | None = None, end_character: int | None = None) -> Range:
         return Range(
             Position(line, character),
-            Position(line if end_line is None else end_line, character if end_character is None else end_character),
+            Position(
+                line if end_line is None else end_line, character if end_character is None else end_character
+            ),
         )
 
     def contains(self, pos: Position) -> bool:
@@ -43,7 +45,7 @@ ZERO = Range.at(0, 0)
 class LineIndex:
     """Maps between code-point offsets, (line, character) positions and UTF-16 columns of one text."""
 
-    __slots__ = ("text", "_starts")
+    __slots__ = ("_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text

@@ -7,7 +7,6 @@ from typing import Any
 
 from lait_core.source.positions import LineIndex, Position, Range
 
-
 Loc = tuple[int, int, int, int]
 """(start line, start character, end line, end character): how nodes store their place cheaply."""
 
@@ -94,7 +93,9 @@ class ScalarNode(Node):
         if offsets is None:
             from lait_core.source.scalars import value_offsets
 
-            offsets = self._offsets = value_offsets(self.document.text, self.start, self.end, self.style, self.value)
+            offsets = self._offsets = value_offsets(
+                self.document.text, self.start, self.end, self.style, self.value
+            )
         n = len(offsets)
         if n == 0:
             return self.range
@@ -187,6 +188,12 @@ class MappingNode(Node):
 
     def keys(self) -> list[Any]:
         return list(self._lookup())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self._lookup())
 
     def items(self) -> Iterator[tuple[Any, Node, Node]]:
         """(python key, key node, value node) for every first occurrence of a key."""

@@ -168,10 +168,10 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
         parent.pairs.append((key_node, node))
 
     get_event = _event_source(text)
-    scalar_event = _EVENT_CLASSES.get("ScalarEvent")
+    scalar_event: Any = _EVENT_CLASSES.get("ScalarEvent")
     try:
         while True:
-            event = get_event()
+            event: Any = get_event()
             if event is None:
                 break
             if event.__class__ is scalar_event:
@@ -181,13 +181,20 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                 value: Any = raw
                 tag = event.tag
                 if tag and tag != "!":
-                    value = _apply_tag(tag, raw, problems, Range(Position(sm.line, sm.column), Position(em.line, em.column)))
+                    value = _apply_tag(
+                        tag, raw, problems, Range(Position(sm.line, sm.column), Position(em.line, em.column))
+                    )
                 elif not style and event.implicit[0] and raw and raw[0] in _MAYBE_SPECIAL:
                     value = resolve_plain(raw)
                 elif not style and not raw and event.implicit[0]:
                     value = None
                 node: Node = ScalarNode(
-                    sm.index, em.index, (sm.line, sm.column, em.line, em.column), src, value=value, style=style
+                    sm.index,
+                    em.index,
+                    (sm.line, sm.column, em.line, em.column),
+                    src,
+                    value=value,
+                    style=style,
                 )
                 if event.anchor:
                     anchors[event.anchor] = node
@@ -207,7 +214,11 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
             if name == "MappingStartEvent":
                 sm = event.start_mark
                 mnode = MappingNode(
-                    sm.index, sm.index, (sm.line, sm.column, sm.line, sm.column), src, flow=bool(event.flow_style)
+                    sm.index,
+                    sm.index,
+                    (sm.line, sm.column, sm.line, sm.column),
+                    src,
+                    flow=bool(event.flow_style),
                 )
                 if event.anchor:
                     anchors[event.anchor] = mnode
@@ -216,7 +227,11 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
             elif name == "SequenceStartEvent":
                 sm = event.start_mark
                 snode = SequenceNode(
-                    sm.index, sm.index, (sm.line, sm.column, sm.line, sm.column), src, flow=bool(event.flow_style)
+                    sm.index,
+                    sm.index,
+                    (sm.line, sm.column, sm.line, sm.column),
+                    src,
+                    flow=bool(event.flow_style),
                 )
                 if event.anchor:
                     anchors[event.anchor] = snode
@@ -234,12 +249,16 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                 target = anchors.get(event.anchor)
                 if target is None:
                     problems.append(
-                        Diagnostic(CODE_SYNTAX, f"alias '*{event.anchor}' refers to no anchor '&{event.anchor}'", use)
+                        Diagnostic(
+                            CODE_SYNTAX, f"alias '*{event.anchor}' refers to no anchor '&{event.anchor}'", use
+                        )
                     )
                     add(ScalarNode(sm.index, em.index, use, src, value=None))
                 elif any(f.node is target for f in stack):
                     problems.append(
-                        Diagnostic(CODE_ALIAS, f"alias '*{event.anchor}' refers to a node that contains it", use)
+                        Diagnostic(
+                            CODE_ALIAS, f"alias '*{event.anchor}' refers to a node that contains it", use
+                        )
                     )
                     add(ScalarNode(sm.index, em.index, use, src, value=None))
                 else:
@@ -306,7 +325,9 @@ def _relocated_copy(target: Node, start: int, end: int, use: Range, budget: list
         if isinstance(node, SequenceNode):
             return SequenceNode(start, end, use, None, items=[make(i) for i in node.items], flow=node.flow)
         assert isinstance(node, MappingNode)
-        return MappingNode(start, end, use, None, pairs=[(make(k), make(v)) for k, v in node.pairs], flow=node.flow)
+        return MappingNode(
+            start, end, use, None, pairs=[(make(k), make(v)) for k, v in node.pairs], flow=node.flow
+        )
 
     saved = budget[0]
     try:

@@ -7,8 +7,13 @@ from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents.agent import AgentDocument
-from lait_core.documents.schema_source import file_reference, load_schema_file, unknown_type_nodes, unknown_types
 from lait_core.documents.models import Config
+from lait_core.documents.schema_source import (
+    file_reference,
+    load_schema_file,
+    unknown_type_nodes,
+    unknown_types,
+)
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
 from lait_core.source.tree import MappingNode, Node
 

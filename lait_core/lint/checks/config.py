@@ -16,7 +16,11 @@ def _pair(node: Node | None, context: str, out: list[Diagnostic]) -> None:
     if isinstance(node, MappingNode) and "api_key" in node and "api_key_cmd" in node:
         key = node.key_node("api_key_cmd")
         assert key is not None
-        out.append(Diagnostic("LAIT103", f"{context} sets both 'api_key' and 'api_key_cmd'; set exactly one", key.range))
+        out.append(
+            Diagnostic(
+                "LAIT103", f"{context} sets both 'api_key' and 'api_key_cmd'; set exactly one", key.range
+            )
+        )
 
 
 def check_api_keys(root: MappingNode, out: list[Diagnostic]) -> None:
@@ -42,20 +46,31 @@ def check_tools(root: MappingNode, out: list[Diagnostic]) -> None:
             continue
         command = tool.get("command")
         if isinstance(command, SequenceNode) and not command.items:
-            out.append(Diagnostic("LAIT104", f'tool definition "{name}" has an empty \'command\' list', command.range))
+            out.append(
+                Diagnostic(
+                    "LAIT104", f"tool definition \"{name}\" has an empty 'command' list", command.range
+                )
+            )
             continue
         if isinstance(command, SequenceNode) and isinstance(command.items[0], ScalarNode):
             first = command.items[0].to_python()
             if isinstance(first, str) and not first.strip():
                 out.append(
-                    Diagnostic("LAIT104", f"tool definition \"{name}\"'s 'command' must start with a program",
-                               command.items[0].range)
+                    Diagnostic(
+                        "LAIT104",
+                        f"tool definition \"{name}\"'s 'command' must start with a program",
+                        command.items[0].range,
+                    )
                 )
                 continue
         params = tool.get("parameters")
         if params is not None and not isinstance(params, MappingNode):
             out.append(
-                Diagnostic("LAIT104", f"tool definition \"{name}\"'s 'parameters' must be a JSON object", params.range)
+                Diagnostic(
+                    "LAIT104",
+                    f"tool definition \"{name}\"'s 'parameters' must be a JSON object",
+                    params.range,
+                )
             )
 
 
@@ -70,7 +85,9 @@ def check_registry(root: MappingNode, base: Path, out: list[Diagnostic]) -> None
         path = Path(rel) if Path(rel).is_absolute() else base / rel
         if not path.is_file():
             out.append(
-                Diagnostic("LAIT105", f"workflows.{name} resolves to '{path}', which does not exist", value.range)
+                Diagnostic(
+                    "LAIT105", f"workflows.{name} resolves to '{path}', which does not exist", value.range
+                )
             )
 
 

@@ -16,9 +16,14 @@ from lait_core.documents.agent import AgentDocument
 from lait_core.documents.schema_source import unknown_type_nodes
 from lait_core.documents.validate import suggest
 from lait_core.documents.workflow import Expr, Step, WorkflowDocument
-from lait_core.lint.checks.agents import check_agent_body, check_agent_content, check_schema_source, unknown_type_message
+from lait_core.lint.checks.agents import (
+    check_agent_body,
+    check_agent_content,
+    check_schema_source,
+    unknown_type_message,
+)
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
-from lait_core.source.tree import MappingNode, Node, ScalarNode
+from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
 
 MAX_NESTING = 32
@@ -77,7 +82,12 @@ class WorkflowChecks:
             for name, _k, value in inputs.items():
                 for tname, at in unknown_type_nodes(value):
                     out.append(
-                        Diagnostic("LAIT317", unknown_type_message(f"input '{name}'", tname), at.range, Severity.WARNING)
+                        Diagnostic(
+                            "LAIT317",
+                            unknown_type_message(f"input '{name}'", tname),
+                            at.range,
+                            Severity.WARNING,
+                        )
                     )
         schemas = root.get("schemas")
         if isinstance(schemas, MappingNode):
@@ -126,7 +136,7 @@ class WorkflowChecks:
         root = doc.root
         assert root is not None
         inputs_node = root.get("inputs")
-        inputs = [str(k) for k in inputs_node.keys()] if isinstance(inputs_node, MappingNode) else []
+        inputs = [str(k) for k in inputs_node] if isinstance(inputs_node, MappingNode) else []
         ids = [i for s in doc.all_steps() if (i := s.id) is not None]
         id_set, input_set = set(ids), set(inputs)
         exprs: list[tuple[Expr, list[tuple[str, str, int, int]]]] = []
@@ -137,11 +147,29 @@ class WorkflowChecks:
         for expr, refs in exprs:
             for root_name, name, start, end in refs:
                 if root_name == "inputs" and name not in input_set:
-                    self._ref(out, expr, start, end, name, inputs, "LAIT403", Severity.ERROR,
-                              f"{expr.context} references input '{name}', which is not declared in 'inputs:'")
+                    self._ref(
+                        out,
+                        expr,
+                        start,
+                        end,
+                        name,
+                        inputs,
+                        "LAIT403",
+                        Severity.ERROR,
+                        f"{expr.context} references input '{name}', which is not declared in 'inputs:'",
+                    )
                 elif root_name == "steps" and name not in id_set:
-                    self._ref(out, expr, start, end, name, ids, "LAIT404", Severity.WARNING,
-                              f"{expr.context} references step '{name}', but no step in this file has that 'id'")
+                    self._ref(
+                        out,
+                        expr,
+                        start,
+                        end,
+                        name,
+                        ids,
+                        "LAIT404",
+                        Severity.WARNING,
+                        f"{expr.context} references step '{name}', but no step in this file has that 'id'",
+                    )
 
     @staticmethod
     def _ref(
@@ -213,8 +241,12 @@ class WorkflowChecks:
         elif ref in config.agents:
             target = Path(config.agents[ref])
         else:
-            names = sorted({*(str(k) for k in (agents.keys() if isinstance(agents, MappingNode) else [])),
-                            *config.agents})
+            names = sorted(
+                {
+                    *(str(k) for k in (agents.keys() if isinstance(agents, MappingNode) else [])),
+                    *config.agents,
+                }
+            )
             guess = suggest(ref, names)
             hint = f"; did you mean '{guess}'?" if guess else ""
             fixes = (Fix(f"Replace with '{guess}'", node.range, guess),) if guess else ()
@@ -233,21 +265,28 @@ class WorkflowChecks:
         if not isinstance(loaded, AgentDocument):
             assert loaded.problem is not None
             out.append(
-                Diagnostic("LAIT319", f"{step.label} uses agent '{ref}', which failed to load: {loaded.problem.message}",
-                           node.range)
+                Diagnostic(
+                    "LAIT319",
+                    f"{step.label} uses agent '{ref}', which failed to load: {loaded.problem.message}",
+                    node.range,
+                )
             )
             return
         problems = [d.at(loaded.path) for d in loaded.diagnostics]
         if loaded.ok:
             inner: list[Diagnostic] = []
             check_agent_body(loaded, inner)
-            check_agent_content(loaded.front, f"the agent of {step.label}", target.parent, config, inner, self.skip)
+            check_agent_content(
+                loaded.front, f"the agent of {step.label}", target.parent, config, inner, self.skip
+            )
             problems += [d.at(loaded.path) for d in inner]
         summary = _summary(step.label, "uses agent", ref, problems, "LAIT319")
         if summary is not None:
             out.append(_relocate(summary, node))
 
-    def workflow_reference(self, step: Step, base: Path, stack: tuple[str, ...], out: list[Diagnostic]) -> None:
+    def workflow_reference(
+        self, step: Step, base: Path, stack: tuple[str, ...], out: list[Diagnostic]
+    ) -> None:
         node = step.get("workflow")
         ref = node.to_python() if node is not None else None
         if not isinstance(ref, str) or not ref or node is None:
@@ -276,8 +315,12 @@ class WorkflowChecks:
             return
         if not target.exists():
             out.append(
-                Diagnostic("LAIT320", f"{step.label} runs workflow '{ref}', which could not be resolved: no such file"
-                           f" '{target}'", node.range)
+                Diagnostic(
+                    "LAIT320",
+                    f"{step.label} runs workflow '{ref}', which could not be resolved: no such file"
+                    f" '{target}'",
+                    node.range,
+                )
             )
             return
         key = canonical(target)
@@ -305,8 +348,11 @@ class WorkflowChecks:
         if not isinstance(loaded, WorkflowDocument):
             assert loaded.problem is not None
             out.append(
-                Diagnostic("LAIT320", f"{step.label} runs workflow '{ref}', which failed to load:"
-                           f" {loaded.problem.message}", node.range)
+                Diagnostic(
+                    "LAIT320",
+                    f"{step.label} runs workflow '{ref}', which failed to load: {loaded.problem.message}",
+                    node.range,
+                )
             )
             return
         problems = self._child_results.get(key)

@@ -9,7 +9,9 @@ E = Severity.ERROR
 W = Severity.WARNING
 
 rule(
-    "LAIT401", "template-syntax", E,
+    "LAIT401",
+    "template-syntax",
+    E,
     "A Handlebars template does not parse.",
     "Templates are `prompt`, `system`, `ask`, `write`, `run` items, `files`/`images` items and agent bodies. "
     "The diagnostic points at the exact characters, also inside block scalars (`prompt: |`).",
@@ -17,7 +19,9 @@ rule(
     Example("steps:\n  - prompt: |\n      Summarize {{#if input}}the text{{/if}}\n"),
 )
 rule(
-    "LAIT402", "jq-syntax", E,
+    "LAIT402",
+    "jq-syntax",
+    E,
     "A jq expression does not compile.",
     "`when`, `input`, `output`, `jq`, `with`, `for_each`, `while`, `until`, switch case `when` and the "
     "top-level `output` are jq, compiled with `$steps`, `$inputs` and `$loop` declared; any other variable "
@@ -26,7 +30,9 @@ rule(
     Example("steps:\n  - jq: '.items | map(.name)'\n"),
 )
 rule(
-    "LAIT403", "undeclared-input", E,
+    "LAIT403",
+    "undeclared-input",
+    E,
     "A template or jq expression reads an input the workflow does not declare.",
     "`{{ inputs.x }}` and `$inputs.x` must name an entry of `inputs:`; at run time the value would be "
     "missing (a template error, or null in jq).",
@@ -34,9 +40,11 @@ rule(
     Example("inputs:\n  topic: string\nsteps:\n  - prompt: 'Write about {{ inputs.topic }}'\n"),
 )
 rule(
-    "LAIT404", "unknown-step-reference", W,
+    "LAIT404",
+    "unknown-step-reference",
+    W,
     "A template or jq expression reads a step id that no step in the file has.",
-    "`{{ steps.x }}`, `$steps.x` and `$steps[\"x\"]` must name the `id` of a step in the same file "
+    '`{{ steps.x }}`, `$steps.x` and `$steps["x"]` must name the `id` of a step in the same file '
     "(any step, in any nested list).",
     Example("steps:\n  - id: draft\n    prompt: Draft it\n  - prompt: 'Improve {{ steps.drft }}'\n"),
     Example("steps:\n  - id: draft\n    prompt: Draft it\n  - prompt: 'Improve {{ steps.draft }}'\n"),
