@@ -58,11 +58,12 @@ def root(
 
 
 def _register() -> None:
-    from lait_cli import lint, rule, schema
+    from lait_cli import lint, ls, rule, schema
 
     lint.register(app)
     schema.register(app)
     rule.register(app)
+    ls.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

@@ -1,15 +1,102 @@
-"""`lait-ls`: the language server entry point.
-
-The full server (live diagnostics, completion, hover, navigation, quick fixes) is the subject
-of its own issue; this entry point exists so the console script is installed and reports that
-plainly instead of failing with an import error.
-"""
+"""`lait-ls`: the pygls server. It only adapts: every answer comes from lait_core."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from lait_core import __version__
+from lait_core.documents.config import ConfigMode
+from lait_core.lint.discovery import FileKind
+from lait_core.lint.engine import Linter, LintOptions
+from lait_ls.documents import Overlay, agent_references, lait_kind
+
+log = logging.getLogger("lait-ls")
+
+DEFAULT_DEBOUNCE = 0.15
+
+
+class LaitServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            name="lait-ls", version=__version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+        )
+        self.overlay = Overlay()
+        self.linter = Linter(LintOptions(ConfigMode.SEARCH), reader=self.overlay.read)
+        self.debounce = DEFAULT_DEBOUNCE
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.open_uris: set[str] = set()
+
+    # -- documents ----------------------------------------------------------------------------
+    @staticmethod
+    def path_of(uri: str) -> Path | None:
+        fs = to_fs_path(uri)
+        return Path(fs) if fs else None
+
+    def text_of(self, uri: str) -> str:
+        return self.workspace.get_text_document(uri).source
+
+    def kind_of(self, uri: str) -> FileKind | None:
+        """The lait kind of an open document (None: not a lait file, it gets nothing)."""
+        path = self.path_of(uri)
+        if path is None:
+            return None
+        text = self.text_of(uri)
+        try:
+            config = self.linter.workspace_for(path).loaded_config
+            workflows = config.config.workflows if config else {}
+            agents = config.config.agents if config else {}
+        except Exception:  # an unreadable config must not hide the file
+            workflows, agents = {}, {}
+        refs: set[str] = set()
+        for other in self.open_uris:
+            other_path = self.path_of(other)
+            if other != uri and other_path is not None and other_path.suffix in (".yml", ".yaml"):
+                refs |= agent_references(other_path, self.text_of(other))
+        return lait_kind(path, text, workflows=workflows, agents=agents, agent_refs=refs)
+
+    def configure(self, options: Any) -> None:
+        """Settings from initializationOptions or workspace/didChangeConfiguration: {debounce: ms}."""
+        if isinstance(options, dict):
+            lait = options.get("lait", options)
+            if isinstance(lait, dict) and isinstance(lait.get("debounce"), int | float):
+                self.debounce = max(0.0, float(lait["debounce"]) / 1000.0)
+
+
+def build() -> LaitServer:
+    server = LaitServer()
+    from lait_ls.features import register_all
+
+    register_all(server)
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: LaitServer, params: lsp.InitializeParams) -> None:
+        ls.configure(params.initialization_options)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: LaitServer, params: lsp.DidChangeConfigurationParams) -> None:
+        ls.configure(params.settings)
+
+    return server
 
 
 def main() -> None:
-    sys.stderr.write("lait-ls: the language server is not available in this version yet\n")
-    raise SystemExit(1)
+    """Start over stdio; fd 1 is kept for the protocol only (children and prints go to stderr)."""
+    logging.basicConfig(level=os.environ.get("LAIT_LOG", "WARNING").upper(), stream=sys.stderr)
+    server = build()
+    lsp_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    server.start_io(sys.stdin.buffer, lsp_out)
+
+
+if __name__ == "__main__":
+    main()

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.models import Config, DefaultSettings, ToolPolicy
 from lait_core.documents.validate import Codes, validate_mapping
-from lait_core.source.files import read_source
+from lait_core.source.files import Loaded, read_source
 from lait_core.source.tree import MappingNode, ScalarNode, SourceText
 from lait_core.source.yaml import parse_yaml
 
@@ -71,8 +72,8 @@ def parse_config(text: str, path: str = CONFIG_NAME) -> ConfigDocument:
     return doc
 
 
-def load_config_file(path: Path) -> ConfigDocument:
-    loaded = read_source(path)
+def load_config_file(path: Path, reader: Callable[[Path], Loaded] = read_source) -> ConfigDocument:
+    loaded = reader(path)
     if loaded.text is None:
         doc = ConfigDocument(str(path), SourceText("", str(path)))
         assert loaded.problem is not None
@@ -188,6 +189,7 @@ def load_config(
     start: Path | None = None,
     explicit: Path | None = None,
     environ: dict[str, str] | None = None,
+    reader: Callable[[Path], Loaded] = read_source,
 ) -> LoadedConfig:
     """Load the configuration as the CLI does. Invalid files are returned with diagnostics."""
     if mode is ConfigMode.DISABLED:
@@ -202,8 +204,8 @@ def load_config(
     if mode is ConfigMode.SEARCH:
         gpath = global_config_path(environ)
         if gpath.is_file():
-            global_doc = load_config_file(gpath)
-    project = load_config_file(project_path) if project_path is not None else None
+            global_doc = load_config_file(gpath, reader)
+    project = load_config_file(project_path, reader) if project_path is not None else None
     config = Config()
     for doc in (global_doc, project):
         if doc is not None and doc.model is not None:

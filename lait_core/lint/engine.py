@@ -8,6 +8,7 @@ directory only): in search mode each file is checked against the nearest ``lait.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
 from lait_core.lint.checks.config import check_config
 from lait_core.lint.checks.workflows import WorkflowChecks
 from lait_core.lint.discovery import FileKind, discover, file_kind
+from lait_core.source.files import Loaded, read_source
 from lait_core.source.positions import ZERO
 from lait_core.workspace import Workspace, canonical
 
@@ -75,10 +77,22 @@ class LintResult:
 class Linter:
     """Holds the configs and workspaces of one run (an editor keeps one for the session)."""
 
-    def __init__(self, options: LintOptions | None = None) -> None:
+    def __init__(
+        self, options: LintOptions | None = None, *, reader: Callable[[Path], Loaded] | None = None
+    ) -> None:
         self.options = options or LintOptions()
+        self.reader = reader
         self._configs: dict[str, LoadedConfig] = {}
         self._workspaces: dict[str, Workspace] = {}
+
+    def invalidate(self, path: Path | None = None) -> None:
+        """Forget cached configs (when ``path`` is a config or None) and cached documents."""
+        if path is None or file_kind(path) is FileKind.CONFIG:
+            self._configs.clear()
+            self._workspaces.clear()
+            return
+        for ws in self._workspaces.values():
+            ws.invalidate(path)
 
     # -- configuration ------------------------------------------------------------------------
     def config_for(self, path: Path) -> LoadedConfig:
@@ -91,7 +105,13 @@ class Linter:
         loaded = self._configs.get(key)
         if loaded is None:
             start = path.parent
-            loaded = load_config(opts.mode, start=start, explicit=opts.config_path, environ=opts.environ)
+            loaded = load_config(
+                opts.mode,
+                start=start,
+                explicit=opts.config_path,
+                environ=opts.environ,
+                reader=self.reader or read_source,
+            )
             self._configs[key] = loaded
         return loaded
 
@@ -100,7 +120,9 @@ class Linter:
         key = loaded.project.path if loaded.project else f"<{self.options.mode.value}>"
         ws = self._workspaces.get(key)
         if ws is None:
-            ws = Workspace(loaded if all(d.ok for d in loaded.documents) else _broken(loaded))
+            ws = Workspace(
+                loaded if all(d.ok for d in loaded.documents) else _broken(loaded), reader=self.reader
+            )
             self._workspaces[key] = ws
         return ws
 

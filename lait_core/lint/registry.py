@@ -47,7 +47,7 @@ class Rule:
             f"## Fails ({self.bad.filename})",
             "",
             "```" + _fence(self.bad.filename),
-            self.bad.text.rstrip("\n"),
+            _shown(self.bad.text),
             "```",
         ]
         if self.bad.config is not None:
@@ -57,12 +57,17 @@ class Rule:
             f"## Passes ({self.good.filename})",
             "",
             "```" + _fence(self.good.filename),
-            self.good.text.rstrip("\n"),
+            _shown(self.good.text),
             "```",
         ]
         if self.good.config is not None:
             lines += ["", "with lait.config.yml:", "", "```yaml", self.good.config.rstrip("\n"), "```"]
         return "\n".join(lines) + "\n"
+
+
+def _shown(text: str) -> str:
+    """Example text for display: bytes that are not UTF-8 (kept as surrogates) shown as \\xNN."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace").rstrip("\n")
 
 
 def _fence(filename: str) -> str:

@@ -1,0 +1,178 @@
+"""Live diagnostics: the same findings as `lait lint`, debounced, with stale runs cancelled.
+
+Editing lait.config.yml re-checks every open lait document; saving or changing an agent or a
+child workflow re-checks the other open documents (they may reference it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from lait_core.diagnostics import Diagnostic
+from lait_core.lint.discovery import FileKind
+from lait_core.source.positions import LineIndex
+from lait_ls.convert import severity, to_lsp_range
+
+if TYPE_CHECKING:
+    from lait_ls.server import LaitServer
+
+log = logging.getLogger("lait-ls")
+_RULE_DOCS: dict[str, str] = {}
+
+
+def rule_doc_uri(code: str) -> str | None:
+    """A file URI of the rule's Markdown doc (written once to the user's cache directory)."""
+    if not _RULE_DOCS:
+        from lait_core.lint.registry import all_rules
+
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lait" / "rules"
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            base = Path(tempfile.gettempdir()) / "lait-rules"
+            base.mkdir(parents=True, exist_ok=True)
+        for rule in all_rules():
+            target = base / f"{rule.code}.md"
+            try:
+                target.write_text(rule.render(), encoding="utf-8")
+            except (OSError, UnicodeError):
+                continue
+            _RULE_DOCS[rule.code] = target.as_uri()
+    return _RULE_DOCS.get(code)
+
+
+def to_lsp(diag: Diagnostic, index: LineIndex, uri_of: dict[str, str]) -> lsp.Diagnostic:
+    href = rule_doc_uri(diag.code)
+    related = []
+    for rel in diag.related:
+        rel_uri = uri_of.get(rel.path) or Path(os.path.abspath(rel.path)).as_uri()
+        rel_index = index if rel.path == diag.path else None
+        rng = (
+            to_lsp_range(rel_index, rel.range)
+            if rel_index
+            else lsp.Range(
+                start=lsp.Position(line=rel.range.start.line, character=rel.range.start.character),
+                end=lsp.Position(line=rel.range.end.line, character=rel.range.end.character),
+            )
+        )
+        related.append(
+            lsp.DiagnosticRelatedInformation(
+                location=lsp.Location(uri=rel_uri, range=rng), message=rel.message
+            )
+        )
+    return lsp.Diagnostic(
+        range=to_lsp_range(index, diag.range),
+        message=diag.message,
+        severity=severity(diag.severity),
+        code=diag.code,
+        code_description=lsp.CodeDescription(href=href) if href else None,
+        source="lait",
+        related_information=related or None,
+        data={
+            "fixes": [
+                {"title": f.title, "text": f.text, "range": list(map(list, f.range))} for f in diag.fixes
+            ]
+        }
+        if diag.fixes
+        else None,
+    )
+
+
+def compute(ls: LaitServer, uri: str) -> list[lsp.Diagnostic] | None:
+    """Diagnostics for an open document (None when it is not a lait file)."""
+    kind = ls.kind_of(uri)
+    path = ls.path_of(uri)
+    if kind is None or path is None:
+        return None
+    text = ls.text_of(uri)
+    index = LineIndex(text)
+    diags = ls.linter.lint_text(text, path, kind)
+    display = diags[0].path if diags else str(path)
+    return [to_lsp(d, index, {display: uri}) for d in diags]
+
+
+def publish(ls: LaitServer, uri: str) -> None:
+    try:
+        result = compute(ls, uri)
+    except Exception:  # the server keeps answering whatever the text is
+        log.exception("linting %s failed", uri)
+        return
+    doc = ls.workspace.get_text_document(uri)
+    ls.text_document_publish_diagnostics(
+        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=result or [], version=doc.version)
+    )
+
+
+def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
+    task = ls.pending.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    wait = ls.debounce if delay is None else delay
+
+    async def later() -> None:
+        try:
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if uri in ls.open_uris:
+                publish(ls, uri)
+        finally:
+            if ls.pending.get(uri) is current:
+                ls.pending.pop(uri, None)
+
+    current = asyncio.get_running_loop().create_task(later())
+    ls.pending[uri] = current
+
+
+def _changed(ls: LaitServer, uri: str) -> None:
+    path = ls.path_of(uri)
+    if path is None:
+        return
+    ls.overlay.set(path, ls.text_of(uri))
+    ls.linter.invalidate(path)
+    schedule(ls, uri)
+    if ls.kind_of(uri) is not None:
+        for other in ls.open_uris - {uri}:
+            schedule(ls, other)
+
+
+def register(server: LaitServer) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LaitServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.open_uris.add(uri)
+        path = ls.path_of(uri)
+        if path is not None:
+            ls.overlay.set(path, params.text_document.text)
+            ls.linter.invalidate(path)
+        schedule(ls, uri, delay=0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LaitServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        _changed(ls, params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LaitServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        _changed(ls, params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LaitServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.open_uris.discard(uri)
+        task = ls.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        path = ls.path_of(uri)
+        if path is not None:
+            ls.overlay.drop(path)
+            ls.linter.invalidate(path)
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+__all__ = ["FileKind", "compute", "register", "schedule"]
