@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from lait_core.diagnostics import Diagnostic, Severity
+from lait_core.diagnostics import Severity
 from lait_core.source.positions import LineIndex, Position, Range
 
 _SEVERITY = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -103,9 +102,10 @@ def test_schema_and_loader_agree(kind: str, text: str, valid: bool) -> None:
     if kind == "workflow":
         loader_ok = parse_workflow(text, "w.yml").ok
     elif kind == "agent":
-        loader_ok = parse_agent(f"---\n{text}---\nbody\n", "a.md").ok and not parse_agent(
-            f"---\n{text}---\nbody\n", "a.md"
-        ).diagnostics
+        loader_ok = (
+            parse_agent(f"---\n{text}---\nbody\n", "a.md").ok
+            and not parse_agent(f"---\n{text}---\nbody\n", "a.md").diagnostics
+        )
     else:
         doc = parse_config(text)
         loader_ok = doc.ok and not doc.diagnostics
