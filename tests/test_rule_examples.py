@@ -42,7 +42,6 @@ CLI_CHECKED = frozenset(
 """Rules whose examples also go through the CLI (all of them with ``LAIT_EXAMPLES_CLI=all``)."""
 
 NOT_CLEAN_GOOD = {
-    "LAIT003": "bug: the good example's top-level 'x-step' anchor holder is reported as LAIT303 unknown key",
 }
 """Good examples that report other rules' codes (each one a bug of the example or of lait_core)."""
 

@@ -49,6 +49,13 @@ class Codes:
 
     unknown: str
     invalid: str
+    by_field: tuple[tuple[str, str], ...] = (("schema_name", "LAIT205"),)
+    """Fields whose value errors belong to a rule of their own (field, code)."""
+    elsewhere: frozenset[str] = frozenset(("input_schema", "output_schema"))
+    """Fields whose value errors another check reports (schema sources: LAIT206)."""
+
+    def for_field(self, name: str) -> str:
+        return dict(self.by_field).get(name, self.invalid)
 
 
 def describe(value: Any) -> str:
@@ -56,7 +63,7 @@ def describe(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return "true" if value else "false"
     if isinstance(value, int):
         return f"the integer {value}"
     if isinstance(value, float):
@@ -194,8 +201,16 @@ def pydantic_diagnostics(
     for group in order:
         errs = grouped[group]
         at = _Located(root, model, tuple(errs[0]["loc"]))
+        if str(at.last) in codes.elsewhere or _field_of(errs[0]) in codes.elsewhere:
+            continue
         out.append(_value_error(at, errs, codes, prefix))
     return out
+
+
+def _field_of(err: dict[str, Any]) -> str:
+    """The innermost named field of an error's loc (union tags and indexes skipped)."""
+    names = [p for p in err["loc"] if isinstance(p, str) and p not in ("str", "bool") and "[" not in p]
+    return names[-1] if names else ""
 
 
 def _unknown_key(
@@ -247,12 +262,16 @@ def _value_error(at: _Located, errs: list[dict[str, Any]], codes: Codes, prefix:
             message = f"'{name}' must not be blank"
         else:
             message = f"'{name}' does not match the pattern {ctx.get('pattern')}"
-    elif kind == "too_short":
+    elif kind in ("too_short", "string_too_short"):
         message = f"'{name}' must not be empty"
     elif kind == "finite_number":
         message = f"'{name}' must be a finite number (got {value})"
     elif kind == "literal_error":
-        message = f"'{name}' must be one of {ctx.get('expected')} (got {describe(value)})"
+        options = str(ctx.get("expected", "")).replace("True", "true").replace("False", "false")
+        one_of = "one of " if " or " in options else ""
+        message = f"'{name}' must be {one_of}{options} (got {describe(value)})"
+        if options == "true":
+            message = f"'{name}' only accepts 'true' (got {describe(value)})"
     elif kind in _EXPECTED:
         expected: list[str] = []
         for e in errs:
@@ -262,7 +281,7 @@ def _value_error(at: _Located, errs: list[dict[str, Any]], codes: Codes, prefix:
         message = f"'{name}' must be {' or '.join(expected)} (got {describe(value)})"
     else:
         message = f"'{name}': {err['msg']}"
-    return Diagnostic(codes.invalid, message, node.range)
+    return Diagnostic(codes.for_field(field_name), message, node.range)
 
 
 def validate_mapping(

@@ -29,7 +29,9 @@ CODE_IDENTIFIER = "LAIT305"
 CODE_INLINE_SYSTEM = "LAIT306"
 CODE_EMPTY_LIST = "LAIT307"
 CODE_KIND = "LAIT308"
-STEP_CODES = Codes(unknown="LAIT309", invalid="LAIT310")
+STEP_CODES = Codes(
+    unknown="LAIT309", invalid="LAIT310", by_field=(("id", "LAIT305"), ("schema_name", "LAIT205"))
+)
 CODE_DUPLICATE_ID = "LAIT311"
 CODE_PLACEMENT = "LAIT312"
 CODE_SCHEMA_REF = "LAIT313"
@@ -157,7 +159,7 @@ class _Loader:
         data: dict[str, Any] = {}
         for key, _k, v in root.items():
             if key == "steps":
-                data[key] = [] if isinstance(v, SequenceNode) else v.to_python()
+                data[key] = []  # step lists are checked by step_list()
             elif key in ("agents", "schemas"):
                 data[key] = {} if isinstance(v, MappingNode) else v.to_python()
             else:
@@ -174,7 +176,7 @@ class _Loader:
         self.jq_field(root.get("output"), "the workflow's 'output'")
         steps = root.get("steps")
         if steps is not None:
-            doc.steps = self.step_list(steps, "steps", _Place())
+            doc.steps = self.step_list(steps, "steps", _Place(), TOP_CODES.invalid)
         doc.model = model
 
     def version_problem(self, root: MappingNode) -> bool:
@@ -191,10 +193,11 @@ class _Loader:
                 where.range,
             )
             return True
-        if version is not None and value != 2:
+        if version is not None and (value != 2 or isinstance(value, bool)):
+            shown = f"the string {value!r}" if isinstance(value, str) else f"'version: {value}'"
             self.error(
                 CODE_VERSION,
-                f"unsupported workflow 'version: {value}'; lait supports version 2 (omit 'version:' to use it)",
+                f"unsupported workflow version ({shown}); lait supports the integer 2 (or omit 'version:')",
                 version.range,
             )
             return True
@@ -292,10 +295,10 @@ class _Loader:
                     )
 
     # -- steps --------------------------------------------------------------------------------
-    def step_list(self, node: Node, where: str, place: _Place) -> list[Step]:
+    def step_list(self, node: Node, where: str, place: _Place, code: str = STEP_CODES.invalid) -> list[Step]:
         if not isinstance(node, SequenceNode):
             self.error(
-                STEP_CODES.invalid,
+                code,
                 f"'{where}' must be a list of steps (got {describe(node.to_python())})",
                 node.range,
             )
@@ -340,7 +343,10 @@ class _Loader:
                     allowed = ", ".join(accepted_keys(model_cls))
                     key = d.message.split("'")[1]
                     self.out[i] = Diagnostic(
-                        d.code, f"unknown key '{key}'; '{kind}' steps accept: {allowed}", d.range, d.severity
+                        d.code,
+                        f"unknown key '{key}' in {label}; '{kind}' steps accept: {allowed}",
+                        d.range,
+                        d.severity,
                     )
         step = Step(kind, node, label, model)
         self.common(step)
@@ -352,8 +358,8 @@ class _Loader:
         """The step as plain data with nested step lists left out (they are validated on their own)."""
         data: dict[str, Any] = {}
         for key, _k, v in node.items():
-            if key in ("on_error", "group", "steps", "else") and isinstance(v, SequenceNode):
-                data[key] = []
+            if key in ("on_error", "group", "steps", "else"):
+                data[key] = []  # step lists are checked by step_list()
             elif key == "parallel" and isinstance(v, MappingNode):
                 data[key] = {bk: [] for bk, _bkn, _bv in v.items()}
             elif key == "switch" and isinstance(v, SequenceNode):
@@ -514,7 +520,7 @@ class _Loader:
     def kind_write(self, step: Step, place: _Place) -> None:
         write = step.get("write")
         if isinstance(write, ScalarNode) and isinstance(write.value, str):
-            if not write.value.strip():
+            if write.value and not write.value.strip():
                 self.error(STEP_CODES.invalid, "'write' needs a path (it is blank)", write.range)
             elif place.concurrent_for_each and "{{" not in write.value:
                 self.error(
@@ -582,7 +588,14 @@ class _Loader:
     def kind_until(self, step: Step, place: _Place) -> None:
         self.loop(step, place, "until")
 
+    def literal_true(self, step: Step, key: str) -> None:
+        node = step.get(key)
+        value = node.to_python() if node is not None else None
+        if node is not None and isinstance(value, int) and not isinstance(value, bool):
+            self.error(STEP_CODES.invalid, f"'{key}' only accepts 'true' (got {describe(value)})", node.range)
+
     def kind_stop(self, step: Step, place: _Place) -> None:
+        self.literal_true(step, "stop")
         if place.concurrent:
             key = step.node.key_node("stop")
             assert key is not None
@@ -593,6 +606,7 @@ class _Loader:
             )
 
     def kind_break(self, step: Step, place: _Place) -> None:
+        self.literal_true(step, "break")
         if not place.break_ok:
             key = step.node.key_node("break")
             assert key is not None

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
+from lait_core.diagnostics import Diagnostic, Related, Severity
 from lait_core.documents.agent import parse_agent
 from lait_core.documents.config import (
     ConfigDocument,
@@ -178,10 +178,11 @@ class Linter:
                     ZERO,
                 )
             ]
-        diags = _finish(diags, text, display)
         if skip.skipped and _config_absent(ws):
-            diags.append(skipped_diagnostic().at(display))
-        return diags
+            diags.append(skipped_diagnostic())
+        finished = _finish(diags, text, display, markdown=kind is not FileKind.WORKFLOW)
+        # LAIT506 is the file's last diagnostic, whatever its position
+        return [d for d in finished if d.code != "LAIT506"] + [d for d in finished if d.code == "LAIT506"]
 
     def lint_file(self, path: Path) -> FileReport:
         display = _display(str(path))
@@ -227,11 +228,20 @@ def _config_absent(ws: Workspace) -> bool:
     return False
 
 
-def _finish(diags: list[Diagnostic], text: str, display: str) -> list[Diagnostic]:
-    kept = suppression.apply(diags, text)
-    kept = [d.at(display) if not d.path or d.path != display else d for d in kept]
-    kept.sort(key=lambda d: (d.range.start, d.code))
-    return kept
+def _finish(diags: list[Diagnostic], text: str, display: str, *, markdown: bool = False) -> list[Diagnostic]:
+    """Suppressions applied, every diagnostic (and its related notes in the same file) attributed to
+    ``display``, sorted by position."""
+    kept = suppression.apply(diags, text, markdown=markdown)
+    own = {d.path for d in kept if d.path} | {os.path.abspath(display)}
+    out = []
+    for d in kept:
+        related = tuple(
+            Related(display, r.range, r.message) if r.path in own or os.path.abspath(r.path) in own else r
+            for r in d.related
+        )
+        out.append(Diagnostic(d.code, d.message, d.range, d.severity, display, related, d.fixes))
+    out.sort(key=lambda d: (d.range.start, d.code))
+    return out
 
 
 def _display(path: str) -> str:

@@ -1,11 +1,14 @@
 """Suppression comments.
 
-* ``# lait: ignore[LAIT404]`` (or ``ignore[LAIT404, LAIT315]``) on the line where a diagnostic
-  starts silences those codes there; ``# lait: ignore`` alone silences every code on that line.
-* ``# lait: ignore-file[LAIT506]`` anywhere in the file silences those codes in the whole file
+* ``# lait: ignore[LAIT404]`` (or ``ignore[LAIT404, LAIT315]``) at the end of the line where a
+  diagnostic starts silences those codes there; ``# lait: ignore`` alone silences every code on
+  that line.
+* ``# lait: ignore-file[LAIT506]`` on a line of its own silences those codes in the whole file
   (``# lait: ignore-file`` alone silences everything).
 
-In Markdown the same text works inside an HTML comment: ``<!-- lait: ignore-file[LAIT401] -->``.
+Only real YAML comments count: not text inside quoted strings or block scalars (a prompt that
+talks about lait comments is not a suppression). In Markdown files the YAML comment form works in
+the frontmatter and an HTML comment works anywhere: ``<!-- lait: ignore-file[LAIT401] -->``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from lait_core.diagnostics import Diagnostic
 
 _COMMENT = re.compile(r"lait:\s*ignore(-file)?(?:\[([A-Za-z0-9_,\s]*)\])?")
+_BLOCK_HEADER = re.compile(r"(?:^|[:\-]\s)\s*[|>][0-9+\-]*\s*(?:#.*)?$")
 ALL = "*"
 
 
@@ -31,17 +35,58 @@ class Suppressions:
         return codes is not None and (diag.code in codes or ALL in codes)
 
 
-def scan(text: str) -> Suppressions:
+def _comment_start(line: str) -> int:
+    """Offset of the YAML comment on ``line`` (-1 when none): a `#` outside quotes, after a blank."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"" and (i == 0 or line[i - 1] in " \t[{,:-"):
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return i
+    return -1
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def scan(text: str, *, markdown: bool = False) -> Suppressions:
     result = Suppressions()
     if "lait:" not in text:
         return result
-    for lineno, line in enumerate(text.splitlines()):
+    lines = text.splitlines()
+    in_yaml = not markdown
+    if markdown and lines and lines[0].rstrip("\r") == "---":
+        in_yaml = True
+    block_indent: int | None = None  # inside a block scalar whose parent line had this indentation
+    for lineno, line in enumerate(lines):
+        if markdown and lineno > 0 and line.rstrip("\r") == "---":
+            in_yaml = False
+            continue
+        stripped = line.strip()
+        if block_indent is not None:
+            if not stripped or _indent(line) > block_indent:
+                continue  # block scalar content is text, never a comment
+            block_indent = None
+        comment = -1
+        if in_yaml:
+            comment = _comment_start(line)
+            code_part = line[:comment] if comment >= 0 else line
+            if _BLOCK_HEADER.search(code_part.rstrip()):
+                block_indent = _indent(line)
         if "lait:" not in line:
             continue
-        for match in _COMMENT.finditer(line):
-            before = line[: match.start()].rstrip()
-            if not (before.endswith("#") or before.endswith("<!--")):
-                continue
+        candidates: list[tuple[re.Match[str], bool]] = []
+        if comment >= 0:
+            candidates += [(m, True) for m in _COMMENT.finditer(line, comment)]
+        if markdown:
+            for m in _COMMENT.finditer(line):
+                if line[: m.start()].rstrip().endswith("<!--"):
+                    candidates.append((m, False))
+        for match, _yaml in candidates:
             codes = {c.strip().upper() for c in (match.group(2) or "").split(",") if c.strip()} or {ALL}
             if match.group(1):
                 result.file |= codes
@@ -50,8 +95,8 @@ def scan(text: str) -> Suppressions:
     return result
 
 
-def apply(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
-    supp = scan(text)
+def apply(diagnostics: list[Diagnostic], text: str, *, markdown: bool = False) -> list[Diagnostic]:
+    supp = scan(text, markdown=markdown)
     if not supp.lines and not supp.file:
         return diagnostics
     return [d for d in diagnostics if not supp.suppressed(d)]

@@ -20,7 +20,7 @@ _NON_NEWLINE = re.compile(r"[^\n]")
 @dataclass(frozen=True, slots=True)
 class Split:
     yaml_text: str
-    """Same length and line structure as the file; only the frontmatter lines are kept."""
+    """The file up to the closing `---` line, with the opening line blanked: offsets are file offsets."""
     body: str
     """The Markdown body, untrimmed."""
     body_start: int
@@ -51,7 +51,8 @@ def split_frontmatter(text: str) -> Split | Diagnostic:
         if text[pos:stop].rstrip("\r") == "---":
             body_start = stop + 1 if eol != -1 else len(text)
             blank_head = _NON_NEWLINE.sub(" ", text[: first_end + 1])
-            yaml_text = blank_head + text[first_end + 1 : pos] + _NON_NEWLINE.sub(" ", text[pos:])
+            # cut at the closing line: the parser must not run on into the body
+            yaml_text = blank_head + text[first_end + 1 : pos]
             return Split(yaml_text, text[body_start:], body_start, line)
         if eol == -1:
             break

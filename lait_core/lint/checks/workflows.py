@@ -37,18 +37,28 @@ def _is_workflow_path(ref: str) -> bool:
     return "/" in ref or os.sep in ref or ref.endswith((".yml", ".yaml"))
 
 
+_SUMMARY_CODES = ("LAIT319", "LAIT320")
+
+
 def _summary(ctx: str, verb: str, ref: str, problems: list[Diagnostic], code: str) -> Diagnostic | None:
-    """One diagnostic at the reference for the problems found in another file."""
+    """One diagnostic at the reference for the problems found in another file (and, through nested
+    references, in the files it uses): all of them attached as related locations, the first quoted."""
     if not problems:
         return None
     ordered = sorted(problems, key=lambda d: (d.severity != Severity.ERROR, d.range.start))
-    first = ordered[0]
-    severity = Severity.ERROR if first.severity == Severity.ERROR else Severity.WARNING
-    where = f"{first.path}:{first.range.start}"
-    count = f"{len(ordered)} problems" if len(ordered) > 1 else "a problem"
-    message = f"{ctx} {verb} '{ref}', which has {count}; the first: {first.message} ({where})"
-    related = tuple(Related(d.path, d.range, f"{d.code} {d.message}") for d in ordered)
-    return Diagnostic(code, message, problems[0].range, severity, related=related)
+    severity = Severity.ERROR if ordered[0].severity == Severity.ERROR else Severity.WARNING
+    flat: list[Related] = []
+    for d in ordered:
+        if d.code in _SUMMARY_CODES and d.related:
+            flat.extend(d.related)
+        else:
+            flat.append(Related(d.path, d.range, f"{d.code} {d.message}"))
+    leaf = flat[0]
+    count = f"{len(flat)} problems" if len(flat) > 1 else "a problem"
+    message = (
+        f"{ctx} {verb} '{ref}', which has {count}; the first: {leaf.message} ({leaf.path}:{leaf.range.start})"
+    )
+    return Diagnostic(code, message, problems[0].range, severity, related=tuple(flat))
 
 
 @dataclass(slots=True)

@@ -38,7 +38,7 @@ rule(
     "that refers to the node containing it, or aliases that would expand to more than 100,000 nodes (the "
     "'billion laughs' attack), are reported at the alias instead of exhausting memory.",
     Example("steps: &s\n  - jq: '.'\n  - group: *s\n"),
-    Example("x-step: &step {jq: '.'}\nsteps:\n  - *step\n", filename="aliases.yml"),
+    Example("steps:\n  - id: a\n    jq: &expr '.'\n  - id: b\n    jq: *expr\n", filename="aliases.yml"),
 )
 rule(
     "LAIT004",
