@@ -222,10 +222,9 @@ def _broken(loaded: LoadedConfig) -> LoadedConfig:
 
 
 def _config_absent(ws: Workspace) -> bool:
+    """No config at all, so LAIT506 applies (a broken config is reported on its own instead)."""
     loaded = ws.loaded_config
-    if loaded is None or not loaded.present:
-        return loaded is None or all(d.ok for d in loaded.documents)
-    return False
+    return loaded is None or (not loaded.present and all(d.ok for d in loaded.documents))
 
 
 def _finish(diags: list[Diagnostic], text: str, display: str, *, markdown: bool = False) -> list[Diagnostic]:
