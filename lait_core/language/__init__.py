@@ -1,0 +1,1 @@
+"""Editor-facing language features computed in the core (the language server only converts them)."""
