@@ -1,0 +1,144 @@
+"""textDocument/completion: positions and items converted; every answer comes from lait_core.
+
+A document is parsed once per version (the cache keeps the few most recently completed
+documents); the configuration comes from the linter's cached workspace. The handler never raises:
+any problem is logged and answered with an empty list.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from lait_core.language.completion import (
+    CompletionItem,
+    Environment,
+    ItemKind,
+    PreparedDocument,
+    complete,
+    prepare,
+    snippet_text,
+)
+from lait_core.lint.discovery import FileKind
+from lait_core.source.positions import LineIndex
+from lait_ls.convert import from_lsp_position, to_lsp_range
+
+if TYPE_CHECKING:
+    from lait_ls.server import LaitServer
+
+log = logging.getLogger("lait-ls")
+
+TRIGGER_CHARACTERS = [":", " ", ".", "$", "{", "-", "[", ","]
+CACHED_DOCUMENTS = 8
+
+_KINDS = {
+    ItemKind.KEY: lsp.CompletionItemKind.Property,
+    ItemKind.VALUE: lsp.CompletionItemKind.Value,
+    ItemKind.ENUM: lsp.CompletionItemKind.EnumMember,
+    ItemKind.SNIPPET: lsp.CompletionItemKind.Snippet,
+    ItemKind.REFERENCE: lsp.CompletionItemKind.Reference,
+    ItemKind.VARIABLE: lsp.CompletionItemKind.Variable,
+    ItemKind.FUNCTION: lsp.CompletionItemKind.Function,
+    ItemKind.KEYWORD: lsp.CompletionItemKind.Keyword,
+    ItemKind.FILE: lsp.CompletionItemKind.File,
+    ItemKind.FIELD: lsp.CompletionItemKind.Field,
+}
+_COMPLETABLE = (FileKind.WORKFLOW, FileKind.AGENT, FileKind.CONFIG)
+_EMPTY = lsp.CompletionList(is_incomplete=False, items=[])
+
+
+class _Cache:
+    """Prepared documents by URI, for the version they were prepared from."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[str, tuple[int | None, FileKind, str, PreparedDocument]] = OrderedDict()
+
+    def get(self, uri: str, version: int | None, kind: FileKind, text: str) -> PreparedDocument:
+        entry = self.entries.get(uri)
+        if entry is not None and entry[0] == version and entry[1] is kind and entry[2] == text:
+            self.entries.move_to_end(uri)
+            return entry[3]
+        prepared = prepare(text, kind)
+        self.entries[uri] = (version, kind, text, prepared)
+        self.entries.move_to_end(uri)
+        while len(self.entries) > CACHED_DOCUMENTS:
+            self.entries.popitem(last=False)
+        return prepared
+
+
+def _client_item(ls: LaitServer) -> lsp.ClientCompletionItemOptions | None:
+    document = ls.client_capabilities.text_document
+    completion = document.completion if document else None
+    return completion.completion_item if completion else None
+
+
+def _documentation(text: str, markdown: bool) -> lsp.MarkupContent | str | None:
+    if not text:
+        return None
+    return lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text) if markdown else text
+
+
+def to_lsp(
+    item: CompletionItem, index: LineIndex, snippets: bool, markdown: bool = True
+) -> lsp.CompletionItem:
+    """The LSP item: snippets only for clients that take them, Markdown only for clients that show it."""
+    snippet = item.snippet and snippets
+    text = item.insert if snippet or not item.snippet else snippet_text(item.insert)
+    return lsp.CompletionItem(
+        label=item.label,
+        kind=_KINDS.get(item.kind, lsp.CompletionItemKind.Text),
+        detail=item.detail or None,
+        documentation=_documentation(item.documentation, markdown),
+        text_edit=lsp.TextEdit(range=to_lsp_range(index, item.range), new_text=text),
+        insert_text_format=lsp.InsertTextFormat.Snippet if snippet else lsp.InsertTextFormat.PlainText,
+        insert_text_mode=lsp.InsertTextMode.AsIs if item.multiline else None,
+        filter_text=item.filter_text,
+        sort_text=item.sort_text,
+    )
+
+
+def compute(ls: LaitServer, params: lsp.CompletionParams, cache: _Cache) -> lsp.CompletionList:
+    uri = params.text_document.uri
+    kind = ls.kind_of(uri)
+    path = ls.path_of(uri)
+    if kind not in _COMPLETABLE or kind is None or path is None:
+        return _EMPTY
+    document = ls.workspace.get_text_document(uri)
+    prepared = cache.get(uri, document.version, kind, document.source)
+    position = from_lsp_position(prepared.index, params.position)
+    config = None
+    try:
+        loaded = ls.linter.workspace_for(path).loaded_config
+        config = loaded.config if loaded is not None else None
+    except Exception:  # an unreadable config only means fewer names
+        log.debug("no configuration for %s", uri, exc_info=True)
+    trigger = params.context.trigger_character if params.context else None
+    items = complete(prepared, position, Environment(path, config), trigger)
+    options = _client_item(ls)
+    snippets = bool(options and options.snippet_support)
+    formats = options.documentation_format if options else None
+    markdown = formats is None or lsp.MarkupKind.Markdown in formats
+    return lsp.CompletionList(
+        is_incomplete=False, items=[to_lsp(item, prepared.index, snippets, markdown) for item in items]
+    )
+
+
+def register(server: LaitServer) -> None:
+    cache = _Cache()
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_COMPLETION,
+        lsp.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=False),
+    )
+    def completion(ls: LaitServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        try:
+            return compute(ls, params, cache)
+        except Exception:  # completion must never fail the request
+            log.exception("completion at %s failed", params.text_document.uri)
+            return _EMPTY
+
+
+__all__ = ["TRIGGER_CHARACTERS", "compute", "register", "to_lsp"]
