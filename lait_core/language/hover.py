@@ -57,7 +57,9 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
         return HoverResult(text, hit.range) if text else None
     trail = trail_at(index.root, pos)
     node = trail.node
-    if node is None or not (trail.on_key or isinstance(node, ScalarNode)):
+    if node is None:
+        return None
+    if not trail.on_key and not (isinstance(node, ScalarNode) and node.style not in ("|", ">")):
         return None
     described = describe_path(doc.kind, trail.segments)
     if described is None:
