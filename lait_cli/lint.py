@@ -25,6 +25,13 @@ def lint(
     stdin_filename: Annotated[
         str | None, typer.Option("--stdin-filename", help="Name (and kind) of the text read from '-'.")
     ] = None,
+    only_lait_files: Annotated[
+        bool,
+        typer.Option(
+            "--only-lait-files",
+            help="Skip files that are not lait files by content, even named ones (for pre-commit hooks).",
+        ),
+    ] = False,
     config: Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file.")] = False,
 ) -> None:
@@ -44,11 +51,17 @@ def lint(
     linter = Linter(LintOptions(mode, config))
     try:
         files = [p for p in paths if p != "-"]
-        result = linter.lint_paths(files) if files else LintResult()
+        result = linter.lint_paths(files, only_lait_files=only_lait_files) if files else LintResult()
         if "-" in paths:
+            from lait_core.source.files import decode
+
             name = stdin_filename or "stdin.yml"
-            text = sys.stdin.read()
-            diags = linter.lint_text(text, Path(name))
+            loaded = decode(sys.stdin.buffer.read())
+            if loaded.text is None:
+                assert loaded.problem is not None
+                diags = [loaded.problem.at(name)]
+            else:
+                diags = linter.lint_text(loaded.text, Path(name))
             result.reports.append(FileReport(name, diags))
     except ConfigError as exc:
         raise fail(str(exc), 3) from None
@@ -56,7 +69,10 @@ def lint(
         raise fail(f"cannot read {exc.filename!r}: {exc.strerror}", 3) from None
     report = render(result, fmt)
     if output_file is not None:
-        output_file.write_text(report, encoding="utf-8")
+        try:
+            output_file.write_text(report, encoding="utf-8")
+        except OSError as exc:
+            raise fail(f"cannot write '{output_file}': {exc.strerror or exc}", 2) from None
     else:
         sys.stdout.write(report)
     errors, warnings = result.errors, result.warnings

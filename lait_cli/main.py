@@ -101,4 +101,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # run the importable module's main, so its app and GLOBALS are the ones the commands see
+    import lait_cli.main as cli
+
+    cli.main()

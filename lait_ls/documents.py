@@ -1,10 +1,6 @@
-"""Which open documents are lait files, and the editor's view of the file system.
-
-A file is a lait file when it is ``lait.config.yml``; a ``.yml``/``.yaml`` whose top level has
-``steps:`` or that a config registers under ``workflows:``; a ``.md`` with frontmatter that is
-registered under ``agents:``, lives in an ``agents/`` folder, or is used by an ``agent:`` step of an
-open workflow; or a ``SKILL.md``. Other YAML and Markdown get nothing.
-"""
+"""The editor's view of the file system (open buffers shadow files on disk), and which agent files
+open workflows refer to. Which files are lait files at all is decided in the core
+(:func:`lait_core.lint.discovery.lait_kind`), the same for `lait lint --only-lait-files`."""
 
 from __future__ import annotations
 
@@ -12,12 +8,9 @@ import os
 import re
 from pathlib import Path
 
-from lait_core.documents.config import CONFIG_NAME
-from lait_core.lint.discovery import FileKind, file_kind
+from lait_core.lint.discovery import lait_kind
 from lait_core.source.files import Loaded, decode, read_source
-from lait_core.source.frontmatter import starts_with_frontmatter
 
-_TOP_STEPS = re.compile(r"^steps\s*:", re.MULTILINE)
 _AGENT_REF = re.compile(r"^\s*(?:-\s+)?agent\s*:\s*['\"]?([^'\"#\n]+?)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 
 
@@ -40,44 +33,6 @@ class Overlay:
         return read_source(path)
 
 
-def registered(path: Path, section: str, registries: dict[str, str]) -> bool:
-    target = os.path.normpath(os.path.abspath(path))
-    for value in registries.values():
-        candidate = os.path.normpath(value)
-        if candidate == target or os.path.normpath(os.path.join(candidate, "SKILL.md")) == target:
-            return True
-    return False
-
-
-def lait_kind(
-    path: Path,
-    text: str,
-    *,
-    workflows: dict[str, str] | None = None,
-    agents: dict[str, str] | None = None,
-    agent_refs: set[str] | None = None,
-) -> FileKind | None:
-    """The lait kind of an open document, or None when it is not a lait file."""
-    kind = file_kind(path)
-    if kind is FileKind.CONFIG or kind is FileKind.SKILL:
-        return kind
-    if path.name == CONFIG_NAME:
-        return FileKind.CONFIG
-    if kind is FileKind.WORKFLOW:
-        if _TOP_STEPS.search(text) or registered(path, "workflows", workflows or {}):
-            return kind
-        return None
-    if kind is FileKind.AGENT:
-        if not starts_with_frontmatter(text):
-            return None
-        if path.parent.name == "agents" or registered(path, "agents", agents or {}):
-            return kind
-        if agent_refs and os.path.normpath(os.path.abspath(path)) in agent_refs:
-            return kind
-        return None
-    return None
-
-
 def agent_references(workflow_path: Path, text: str) -> set[str]:
     """Absolute paths of agent files that a workflow text refers to by path."""
     out: set[str] = set()
@@ -86,3 +41,6 @@ def agent_references(workflow_path: Path, text: str) -> set[str]:
         if "/" in ref or ref.endswith(".md"):
             out.add(os.path.normpath(os.path.abspath(workflow_path.parent / ref)))
     return out
+
+
+__all__ = ["Overlay", "agent_references", "lait_kind"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -11,6 +12,7 @@ from lait_core.documents.config import CONFIG_NAME
 from lait_core.source.frontmatter import starts_with_frontmatter
 
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
+_TOP_STEPS = re.compile(r"^(?:steps|nodes)\s*:", re.MULTILINE)
 
 
 class FileKind(Enum):
@@ -78,3 +80,48 @@ def discover(paths: list[str]) -> Iterator[str]:
             yield from _walk(arg, seen)
         else:
             yield arg
+
+
+def registered(path: Path, section: str, registries: dict[str, str]) -> bool:
+    target = os.path.normpath(os.path.abspath(path))
+    for value in registries.values():
+        candidate = os.path.normpath(value)
+        if candidate == target or os.path.normpath(os.path.join(candidate, "SKILL.md")) == target:
+            return True
+    return False
+
+
+def lait_kind(
+    path: Path,
+    text: str,
+    *,
+    workflows: dict[str, str] | None = None,
+    agents: dict[str, str] | None = None,
+    agent_refs: set[str] | None = None,
+) -> FileKind | None:
+    """The lait kind of a file, or None when it is not a lait file.
+
+    A file is a lait file when it is ``lait.config.yml``; a ``.yml``/``.yaml`` whose top level has
+    ``steps:`` (or the version 1 ``nodes:``) or that a config registers under ``workflows:``; a ``.md``
+    with frontmatter that is registered under ``agents:``, lives in an ``agents/`` folder, or is used
+    by an ``agent:`` step (``agent_refs``); or a ``SKILL.md``. Other YAML and Markdown are not. The
+    language server uses this for every open document, `lait lint --only-lait-files` (the
+    pre-commit hook) for every file it is given."""
+    kind = file_kind(path)
+    if kind is FileKind.CONFIG or kind is FileKind.SKILL:
+        return kind
+    if path.name == CONFIG_NAME:
+        return FileKind.CONFIG
+    if kind is FileKind.WORKFLOW:
+        if _TOP_STEPS.search(text) or registered(path, "workflows", workflows or {}):
+            return kind
+        return None
+    if kind is FileKind.AGENT:
+        if not starts_with_frontmatter(text):
+            return None
+        if path.parent.name == "agents" or registered(path, "agents", agents or {}):
+            return kind
+        if agent_refs and os.path.normpath(os.path.abspath(path)) in agent_refs:
+            return kind
+        return None
+    return None

@@ -30,7 +30,7 @@ from lait_core.lint.checks.agents import check_agent_body, check_agent_content
 from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
 from lait_core.lint.checks.config import check_config
 from lait_core.lint.checks.workflows import WorkflowChecks
-from lait_core.lint.discovery import FileKind, discover, file_kind
+from lait_core.lint.discovery import FileKind, discover, file_kind, lait_kind
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.positions import ZERO
 from lait_core.workspace import Workspace, canonical
@@ -187,10 +187,12 @@ class Linter:
     def lint_file(self, path: Path) -> FileReport:
         display = _display(str(path))
         kind = file_kind(path)
-        if kind is FileKind.UNKNOWN:
+        if kind is FileKind.UNKNOWN and path.exists():
             return FileReport(display, self.lint_text("", path, kind))
         ws = self.workspace_for(path)
         loaded = ws.read(path)
+        if loaded.text is None and loaded.problem is not None and loaded.problem.code == "LAIT004":
+            return FileReport(display, [loaded.problem.at(display)])
         if loaded.text is None:
             assert loaded.problem is not None
             return FileReport(display, [loaded.problem.at(display)])
@@ -198,13 +200,27 @@ class Linter:
             return FileReport(display, [])  # reported once, by config_reports()
         return FileReport(display, self.lint_text(loaded.text, path, kind))
 
-    def lint_paths(self, paths: list[str]) -> LintResult:
+    def is_lait_file(self, path: Path) -> bool:
+        """Whether ``path`` is a lait file by content (see :func:`lait_kind`); for `--only-lait-files`."""
+        loaded = (self.reader or read_source)(path)
+        if loaded.text is None:
+            return False
+        config = self.workspace_for(path).config
+        workflows = config.workflows if config else {}
+        agents = config.agents if config else {}
+        return lait_kind(path, loaded.text, workflows=workflows, agents=agents) is not None
+
+    def lint_paths(self, paths: list[str], *, only_lait_files: bool = False) -> LintResult:
+        """Lint files and directories. With ``only_lait_files`` (the pre-commit hook), files that are
+        not lait files by content are skipped instead of reported, even when named explicitly."""
         result = LintResult()
         found_configs: list[Path] = []
         for p in discover(paths):
             path = Path(p)
             if file_kind(path) is FileKind.CONFIG:
                 found_configs.append(path)
+                continue
+            if only_lait_files and not self.is_lait_file(path):
                 continue
             result.reports.append(self.lint_file(path))
         used = self.config_reports()

@@ -113,6 +113,16 @@ def _region(rng: Any) -> dict[str, int]:
     }
 
 
+def _uri(path: str) -> str:
+    """A SARIF artifact URI: relative paths as percent-encoded URI references, absolute ones as file URIs."""
+    from pathlib import PurePath
+    from urllib.parse import quote
+
+    if PurePath(path).is_absolute():
+        return "file://" + quote(path)
+    return quote(path.replace("\\", "/"))
+
+
 def sarif(result: LintResult) -> str:
     from lait_core.lint.registry import all_rules
 
@@ -125,7 +135,7 @@ def sarif(result: LintResult) -> str:
             "level": _sarif_level(d.severity),
             "message": {"text": d.message},
             "locations": [
-                {"physicalLocation": {"artifactLocation": {"uri": d.path}, "region": _region(d.range)}}
+                {"physicalLocation": {"artifactLocation": {"uri": _uri(d.path)}, "region": _region(d.range)}}
             ],
         }
         if d.code in index:
@@ -135,7 +145,10 @@ def sarif(result: LintResult) -> str:
                 {
                     "id": i,
                     "message": {"text": r.message},
-                    "physicalLocation": {"artifactLocation": {"uri": r.path}, "region": _region(r.range)},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(r.path)},
+                        "region": _region(r.range),
+                    },
                 }
                 for i, r in enumerate(d.related)
             ]
@@ -145,7 +158,7 @@ def sarif(result: LintResult) -> str:
                     "description": {"text": f.title},
                     "artifactChanges": [
                         {
-                            "artifactLocation": {"uri": d.path},
+                            "artifactLocation": {"uri": _uri(d.path)},
                             "replacements": [
                                 {"deletedRegion": _region(f.range), "insertedContent": {"text": f.text}}
                             ],

@@ -51,8 +51,11 @@ def _block_candidates(text: str, start: int, end: int) -> list[int]:
     return out
 
 
-def value_offsets(text: str, start: int, end: int, style: str, value: str) -> list[int]:
-    """For each character of ``value``, the offset in ``text`` of the character it came from."""
+def value_offsets(text: str, start: int, end: int, style: str, value: str) -> tuple[list[int], list[int]]:
+    """For each character of ``value``, the offsets in ``text`` where its source starts and ends.
+
+    A character written as an escape (``\\u65e5``, ``\\t``) or a doubled quote (``''``) spans its
+    whole source sequence."""
     if style in ("|", ">"):
         candidates: list[int] | range = _block_candidates(text, start, end)
     elif style in ("'", '"'):
@@ -61,11 +64,13 @@ def value_offsets(text: str, start: int, end: int, style: str, value: str) -> li
         candidates = range(start, end)
     limit = len(candidates)
     if limit == 0:
-        return [start] * len(value)
+        return [start] * len(value), [start] * len(value)
     out: list[int] = []
+    ends: list[int] = []
     append = out.append
     j = 0
     double = style == '"'
+    single = style == "'"
     textlen = len(text)
     for ch in value:
         step = 1
@@ -80,8 +85,12 @@ def value_offsets(text: str, start: int, end: int, style: str, value: str) -> li
                 step = _ESCAPE_LENGTH.get(nxt, 2)
                 break
             if s == ch or (s in "\r\n" and ch in " \n"):
+                if single and s == "'" and off + 1 < textlen and text[off + 1] == "'":
+                    step = 2
                 break
             j += 1
-        append(candidates[min(j, limit - 1)])
+        off = candidates[min(j, limit - 1)]
+        append(off)
+        ends.append(off + step)
         j += step
-    return out
+    return out, ends

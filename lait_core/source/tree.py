@@ -61,7 +61,7 @@ class ScalarNode(Node):
         """The resolved value (YAML 1.2 core schema): str, int, float, bool or None."""
         self.style = style
         """'' plain, "'" single-quoted, '"' double-quoted, '|' literal, '>' folded."""
-        self._offsets: list[int] | None = None
+        self._offsets: tuple[list[int], list[int]] | None = None
 
     def __repr__(self) -> str:
         return f"ScalarNode({self.value!r} at {self.range})"
@@ -96,11 +96,12 @@ class ScalarNode(Node):
             offsets = self._offsets = value_offsets(
                 self.document.text, self.start, self.end, self.style, self.value
             )
-        n = len(offsets)
+        starts, ends = offsets
+        n = len(starts)
         if n == 0:
             return self.range
-        a = offsets[min(max(start, 0), n - 1)]
-        b = a if end <= start else offsets[min(end - 1, n - 1)] + 1
+        a = starts[min(max(start, 0), n - 1)]
+        b = a if end <= start else ends[min(end - 1, n - 1)]
         index = self.document.index
         return Range(index.position(a), index.position(b))
 

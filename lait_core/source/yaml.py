@@ -24,6 +24,9 @@ from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, S
 
 ALIAS_NODE_BUDGET = 100_000
 """Nodes that alias expansion may create in one document before it is cut off (LAIT003)."""
+MAX_DEPTH = 128
+"""Nesting depth of mappings and sequences; deeper documents are cut off with LAIT001 (no lait file
+comes close, and it bounds the recursion of everything that walks the tree)."""
 
 CODE_SYNTAX = "LAIT001"
 CODE_DUPLICATE_KEY = "LAIT002"
@@ -224,6 +227,8 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                     anchors[event.anchor] = mnode
                 add(mnode)
                 stack.append(_Frame(mnode))
+                if len(stack) > MAX_DEPTH:
+                    raise _TooDeep(sm)
             elif name == "SequenceStartEvent":
                 sm = event.start_mark
                 snode = SequenceNode(
@@ -237,6 +242,8 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                     anchors[event.anchor] = snode
                 add(snode)
                 stack.append(_Frame(snode))
+                if len(stack) > MAX_DEPTH:
+                    raise _TooDeep(sm)
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
                 frame = stack.pop()
                 em = event.end_mark
@@ -342,6 +349,14 @@ def _relocated_copy(target: Node, start: int, end: int, use: Range, budget: list
 
 class _BudgetExceeded(Exception):
     pass
+
+
+class _TooDeep(Exception):
+    def __init__(self, mark: Any) -> None:
+        super().__init__("too deep")
+        self.problem_mark = mark
+        self.problem = f"mappings and lists are nested more than {MAX_DEPTH} levels deep"
+        self.context = None
 
 
 def _error_diagnostic(exc: Exception, src: SourceText) -> Diagnostic:

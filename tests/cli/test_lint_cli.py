@@ -373,11 +373,6 @@ def test_sarif_columns_count_code_points(lait: Lait) -> None:
     assert regions["日本"] == {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 3}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: SARIF artifactLocation.uri is the raw path; a space or '%' in it is not percent-encoded,"
-    " so the uri is not a valid URI reference (SARIF 2.1.0 section 3.10.2)",
-)
 def test_sarif_uri_is_a_percent_encoded_relative_reference(lait: Lait) -> None:
     lait.write("my dir/100%.yml", "name: x\nbogus_key: 1\nsteps:\n  - jq: '.'\n")
     done = lait("lint", "--format", "sarif", "my dir/100%.yml")
@@ -507,11 +502,6 @@ def test_usage_errors_exit_2(lait: Lait, args: list[str], needle: str) -> None:
     assert done.stdout == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: under `python -m lait_cli.main` the root callback sets GLOBALS of `__main__`, but the"
-    " lint command reads `lait_cli.main.GLOBALS` (a second module object), so global options are ignored",
-)
 def test_global_config_options_apply_under_python_dash_m(lait: Lait) -> None:
     lait.write("lait.config.yml", CONFIG)
     lait.write("w.yml", "steps:\n  - prompt: hi\n    skills: [notes]\n")
@@ -548,10 +538,6 @@ def test_output_file_is_written_for_a_clean_run_too(lait: Lait) -> None:
     assert json.loads((lait.cwd / "report.json").read_text(encoding="utf-8")) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an --output-file that cannot be written is an uncaught FileNotFoundError ('internal error', exit 1)",
-)
 def test_output_file_in_a_missing_directory_is_a_clean_error(lait: Lait) -> None:
     _project(lait)
     done = lait("lint", "--output-file", "no/such/dir/report.txt", ".")
@@ -630,10 +616,6 @@ def test_stdin_together_with_files(lait: Lait) -> None:
     assert done.returncode == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: invalid UTF-8 on stdin is an uncaught UnicodeEncodeError ('internal error', exit 1), not LAIT005",
-)
 def test_stdin_invalid_utf8_is_a_located_diagnostic(lait: Lait) -> None:
     done = lait("lint", "--format", "json", "-", stdin=b"name: caf\xe9\nsteps:\n  - jq: '.'\n")
     assert "internal error" not in done.stderr
@@ -740,11 +722,6 @@ def test_missing_explicit_workflow_is_lait004(lait: Lait) -> None:
     assert done.lines[0].startswith("missing.yml:1:1: LAIT004 error:")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (minor): a path that does not exist and has no .yml/.md name is LAIT007 'cannot determine"
-    " the file type' instead of LAIT004 'no such file'",
-)
 def test_missing_path_without_extension_is_lait004(lait: Lait) -> None:
     done = lait("lint", "no-such-dir")
     assert done.returncode == 3

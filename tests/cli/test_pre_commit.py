@@ -120,11 +120,6 @@ def test_hook_fails_on_a_bad_workflow(scratch_repo: Path, pre_commit_home: Path,
     assert "workflows/good.yml:" not in output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the hook's `files: (\\.ya?ml|\\.md)$` hands .pre-commit-config.yaml and README.md to"
-    " `lait lint` as explicit files, which are always linted (as a workflow / an agent) and fail",
-)
 def test_hook_passes_on_a_whole_repository_with_ordinary_yaml_and_markdown(
     scratch_repo: Path, pre_commit_home: Path, tmp_path: Path
 ) -> None:
