@@ -17,7 +17,9 @@ cursor's line blanked, or, failing that, the text above the cursor's line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -123,16 +125,34 @@ class PreparedDocument:
         return found
 
 
+_REPAIRED: OrderedDict[str, Node | None] = OrderedDict()
+_REPAIRED_SIZE = 4
+_repair_lock = threading.Lock()
+
+
 def _repair(yaml_text: str, index: LineIndex, line: int) -> Node | None:
+    """The tree of the text with ``line`` blanked (or of the text above it), None if neither parses.
+
+    Kept across versions: while someone types on one line, the blanked text does not change.
+    """
     start = index.line_start(line)
     end = yaml_text.find("\n", start)
     end = len(yaml_text) if end == -1 else end
     blanked = yaml_text[:start] + " " * (end - start) + yaml_text[end:]
+    with _repair_lock:
+        if blanked in _REPAIRED:
+            _REPAIRED.move_to_end(blanked)
+            return _REPAIRED[blanked]
     parsed = parse_yaml(blanked)
-    if parsed.ok and parsed.root is not None:
-        return parsed.root
-    parsed = parse_yaml(yaml_text[:start])
-    return parsed.root if parsed.ok else None
+    root = parsed.root if parsed.ok else None
+    if root is None:
+        above = parse_yaml(yaml_text[:start])
+        root = above.root if above.ok else None
+    with _repair_lock:
+        _REPAIRED[blanked] = root
+        while len(_REPAIRED) > _REPAIRED_SIZE:
+            _REPAIRED.popitem(last=False)
+    return root
 
 
 def prepare(text: str, kind: FileKind) -> PreparedDocument:
@@ -178,8 +198,10 @@ def complete(
     )
     if ctx.role is Role.NONE:
         return []
-    if doc.kind is FileKind.AGENT and doc.body_start is not None and offset < doc.index.line_start(1):
-        return []
+    if doc.kind is FileKind.AGENT:
+        closing = doc.last_line is not None and doc.body_start is not None and doc.last_line < position.line
+        if position.line == 0 or (closing and doc.body_start is not None and offset < doc.body_start):
+            return []  # on a `---` delimiter line
     line_start = doc.index.line_start(position.line)
     if trigger == " " and ctx.role is Role.KEY and not doc.text[line_start:offset].strip():
         return []  # typing indentation is not asking for keys
@@ -286,6 +308,11 @@ class _Request:
         return self.doc.index.range(start, end)
 
     @property
+    def whole_word(self) -> str:
+        """The word at the cursor, including what follows the cursor (a key being edited)."""
+        return self.doc.text[self.ctx.word_start : self.ctx.word_end]
+
+    @property
     def word_range(self) -> Range:
         return self.range(self.ctx.word_start, self.ctx.word_end)
 
@@ -320,6 +347,9 @@ class _Request:
         if place is None:
             return self.path_special()
         shape = place.shape
+        if ctx.role is Role.VALUE and shape.kind in ("model", "step") and self.alone_on_line():
+            # `retry:` then `    max‸` on the next line: YAML reads a value, the person types a key
+            ctx = self.ctx = replace(ctx, role=Role.KEY, keys=frozenset(), colon_after=False)
         if ctx.role is Role.KEY:
             if shape.kind == "step":
                 return self.step_keys(ctx.path, prefix="")
@@ -335,6 +365,11 @@ class _Request:
         if shape.kind == "list" and shape.item is not None and shape.item.kind == "scalar":
             return self.value_items(place, (*ctx.path, 0), wrap=True)
         return self.value_items(place, ctx.path)
+
+    def alone_on_line(self) -> bool:
+        text = self.doc.text
+        line_start = text.rfind("\n", 0, self.ctx.word_start) + 1
+        return not text[line_start : self.ctx.word_start].strip()
 
     def item_items(self, place: Place, shape: Shape, prefix: str) -> list[CompletionItem]:
         ctx = self.ctx
@@ -409,7 +444,7 @@ class _Request:
         self, model: type[BaseModel], path: YamlPath, prefix: str, fresh: bool = False
     ) -> list[CompletionItem]:
         present = set() if fresh else set(self.ctx.keys) | set(self.present_keys(path))
-        present.discard(self.ctx.word)
+        present.discard(self.whole_word)
         out = []
         for order, (key, info) in enumerate(fields(model)):
             if key in present:
@@ -427,11 +462,11 @@ class _Request:
 
     def step_keys(self, path: YamlPath, prefix: str, fresh: bool = False) -> list[CompletionItem]:
         present = set() if fresh else set(self.ctx.keys) | set(self.present_keys(path))
-        present.discard(self.ctx.word)
+        present.discard(self.whole_word)
         kind = next((k for k in present if k in m.STEP_KINDS), None)
         if kind is None and not fresh:
             kind = next((k for k in self.ctx.frame_keys.get(path, ()) if k in m.STEP_KINDS), None)
-            if kind is not None and kind == self.ctx.word:
+            if kind is not None and kind == self.whole_word:
                 kind = None
         out: list[CompletionItem] = []
         if kind is not None:
@@ -453,6 +488,8 @@ class _Request:
     def kind_snippet(self, kind: str, prefix: str, order: int) -> CompletionItem:
         lead, col = self.insert_prefix(prefix)
         body = _KIND_SNIPPETS[kind].replace("{i}", " " * col)
+        if self.ctx.colon_after and not prefix:
+            body = kind  # the value is already there
         model = m.STEP_KINDS[kind]
         info = field_of(model, kind)
         preview = body.replace("${1|noul,choice,score|}", "noul")
@@ -492,8 +529,10 @@ class _Request:
             shape = shape.item
         choices: list[Choice] = []
         if shape.literals:
-            choices = [(literal_text(v), ItemKind.ENUM, type_text(place.info.annotation) if place.info else "", "")
-                       for v in shape.literals]  # fmt: skip
+            choices = [
+                (literal_text(v), ItemKind.ENUM, type_text(place.info.annotation) if place.info else "", "")
+                for v in shape.literals
+            ]
         elif shape.boolean:
             choices = [("true", ItemKind.KEYWORD, "boolean", ""), ("false", ItemKind.KEYWORD, "boolean", "")]
         else:
@@ -563,8 +602,11 @@ class _Request:
         if key == "default" and owner is m.AskStep:
             choices = self.node_at((*path[:-1], "choices"))
             if isinstance(choices, SequenceNode):
-                return [(str(c.value), ItemKind.VALUE, "one of 'choices'", "") for c in choices.items
-                        if isinstance(c, ScalarNode) and c.value is not None]  # fmt: skip
+                return [
+                    (str(c.value), ItemKind.VALUE, "one of 'choices'", "")
+                    for c in choices.items
+                    if isinstance(c, ScalarNode) and c.value is not None
+                ]
         if key in ("allow", "deny") and owner is m.ToolPolicy:
             return names.tool_patterns(self.config_names, config)
         return []
@@ -656,15 +698,35 @@ class _Request:
         if token.startswith("#"):
             rng = self.range(t.token_start, end)
             for i, (name, doc) in enumerate(_BLOCK_HELPERS.items()):
-                out.append(CompletionItem(f"#{name}", ItemKind.KEYWORD, rng, f"#{name} ${{1:path}}", "block helper",
-                                          doc, snippet=True, filter_text=f"#{name}", sort_text=f"{i:02d}"))  # fmt: skip
+                out.append(
+                    CompletionItem(
+                        f"#{name}",
+                        ItemKind.KEYWORD,
+                        rng,
+                        f"#{name} ${{1:path}}",
+                        "block helper",
+                        doc,
+                        snippet=True,
+                        filter_text=f"#{name}",
+                        sort_text=f"{i:02d}",
+                    )
+                )
             return out
         if token.startswith("/"):
             if t.blocks:
                 name = t.blocks[-1]
                 rng = self.range(t.token_start, end)
-                out.append(CompletionItem(f"/{name}", ItemKind.KEYWORD, rng, f"/{name}", "close block",
-                                          f"Closes `{{{{#{name}}}}}`.", filter_text=f"/{name}"))  # fmt: skip
+                out.append(
+                    CompletionItem(
+                        f"/{name}",
+                        ItemKind.KEYWORD,
+                        rng,
+                        f"/{name}",
+                        "close block",
+                        f"Closes `{{{{#{name}}}}}`.",
+                        filter_text=f"/{name}",
+                    )
+                )
             return out
         in_each = "each" in t.blocks
         if token.startswith("@"):
@@ -672,8 +734,18 @@ class _Request:
             data = list(_DATA_VARIABLES.items()) if in_each else []
             data.append(("root", "The template's root context (`@root.input`, ...)."))
             for i, (name, doc) in enumerate(data):
-                out.append(CompletionItem(f"@{name}", ItemKind.VARIABLE, rng, f"@{name}", "data variable", doc,
-                                          filter_text=f"@{name}", sort_text=f"{i:02d}"))  # fmt: skip
+                out.append(
+                    CompletionItem(
+                        f"@{name}",
+                        ItemKind.VARIABLE,
+                        rng,
+                        f"@{name}",
+                        "data variable",
+                        doc,
+                        filter_text=f"@{name}",
+                        sort_text=f"{i:02d}",
+                    )
+                )
             return out
         if "." in token:
             root, _, rest = token.partition(".")
@@ -681,8 +753,11 @@ class _Request:
                 return []
             rng = self.range(ctx.offset - len(rest), end)
             for i, (label, kind, detail, doc, insert) in enumerate(names.members(root, scope, template=True)):
-                out.append(CompletionItem(label, kind, rng, insert, detail, doc, filter_text=label,
-                                          sort_text=f"{i:04d}"))  # fmt: skip
+                out.append(
+                    CompletionItem(
+                        label, kind, rng, insert, detail, doc, filter_text=label, sort_text=f"{i:04d}"
+                    )
+                )
             return out
         rng = self.range(t.token_start, end)
         roots = names.roots(scope)
@@ -691,21 +766,60 @@ class _Request:
                 CompletionItem(label, kind, rng, label, detail, doc, filter_text=label, sort_text=f"0{i:02d}")
             )
         if t.blocks and ("each" in t.blocks or "with" in t.blocks):
-            out.append(CompletionItem("this", ItemKind.VARIABLE, rng, "this", "current element",
-                                      "The current element of `#each` (or the value of `#with`).",
-                                      sort_text="000"))  # fmt: skip
+            out.append(
+                CompletionItem(
+                    "this",
+                    ItemKind.VARIABLE,
+                    rng,
+                    "this",
+                    "current element",
+                    "The current element of `#each` (or the value of `#with`).",
+                    sort_text="000",
+                )
+            )
             if in_each:
                 for i, (name, doc) in enumerate(_DATA_VARIABLES.items()):
                     if name in ("index", "key"):
-                        out.append(CompletionItem(f"@{name}", ItemKind.VARIABLE, rng, f"@{name}", "data variable",
-                                                  doc, filter_text=f"@{name}", sort_text=f"01{i}"))  # fmt: skip
+                        out.append(
+                            CompletionItem(
+                                f"@{name}",
+                                ItemKind.VARIABLE,
+                                rng,
+                                f"@{name}",
+                                "data variable",
+                                doc,
+                                filter_text=f"@{name}",
+                                sort_text=f"01{i}",
+                            )
+                        )
         if t.first:
             for i, (name, doc) in enumerate(_TEMPLATE_HELPERS.items()):
-                out.append(CompletionItem(name, ItemKind.FUNCTION, rng, f"{name} ", "helper", doc,
-                                          filter_text=name, sort_text=f"1{i:02d}"))  # fmt: skip
+                out.append(
+                    CompletionItem(
+                        name,
+                        ItemKind.FUNCTION,
+                        rng,
+                        f"{name} ",
+                        "helper",
+                        doc,
+                        filter_text=name,
+                        sort_text=f"1{i:02d}",
+                    )
+                )
             for i, (name, doc) in enumerate(_BLOCK_HELPERS.items()):
-                out.append(CompletionItem(f"#{name}", ItemKind.KEYWORD, rng, f"#{name} ${{1:path}}", "block helper",
-                                          doc, snippet=True, filter_text=f"#{name}", sort_text=f"2{i:02d}"))  # fmt: skip
+                out.append(
+                    CompletionItem(
+                        f"#{name}",
+                        ItemKind.KEYWORD,
+                        rng,
+                        f"#{name} ${{1:path}}",
+                        "block helper",
+                        doc,
+                        snippet=True,
+                        filter_text=f"#{name}",
+                        sort_text=f"2{i:02d}",
+                    )
+                )
         return out
 
     def word_end_after(self, offset: int) -> int:

@@ -217,8 +217,15 @@ def members(root: str, scope: Scope, *, template: bool) -> list[Member]:
     if root == "steps":
         for s in scope.steps:
             assert s.id is not None
-            out.append((s.id, ItemKind.REFERENCE, f"step ({s.kind or 'step'})", step_doc(s),
-                        _member_insert(s.id, template)))  # fmt: skip
+            out.append(
+                (
+                    s.id,
+                    ItemKind.REFERENCE,
+                    f"step ({s.kind or 'step'})",
+                    step_doc(s),
+                    _member_insert(s.id, template),
+                )
+            )
     elif root == "inputs":
         for name, doc in scope.inputs:
             out.append((name, ItemKind.FIELD, "input", doc, _member_insert(name, template)))

@@ -189,7 +189,7 @@ _KEY = re.compile(
     r"""|(?P<plain>[^\s#'"\[\]{},|>&*!%@`:?-][^:#\n]*?|[-?:][^\s:#][^:#\n]*?))[ \t]*:(?=[ \t]|$)"""
 )
 _HEADER = re.compile(r"[|>][1-9+-]{0,2}[ \t]*(?:#.*)?$")
-_PROPERTY = re.compile(r"(?:[&!][^\s]*[ \t]+)+")
+_PROPERTY = re.compile(r"(?:[&!][^\s]*(?:[ \t]+|$))+")
 _KEY_CHARS = re.compile(r"[\w-]*")
 _KEY_CHARS_BEFORE = re.compile(r"[\w-]*$")
 _VALUE_STOP = frozenset(" \t\r\n,[]{}\"'#")
@@ -616,14 +616,14 @@ class _Scanner:
                 if (blank_so_far and not line.strip() and col > pending.parent_col) or (
                     line.strip() and _indent(line) > pending.parent_col
                 ):
-                    return _Hit(Role.VALUE, pending.owner, offset, pending.start)
+                    return _Hit(Role.VALUE, pending.owner, pending.start, pending.start)
                 self.pending = None
             elif pending.kind == "flow":
                 return _flow(text, pending.start, offset, pending.owner)
             else:
                 close = _quote_end(text, pending.start, offset)
                 if close == -1:
-                    return _Hit(Role.VALUE, pending.owner, offset, pending.start + 1)
+                    return _Hit(Role.VALUE, pending.owner, pending.start + 1, pending.start + 1)
                 return _Hit(Role.NONE, pending.owner, offset)
         stripped = prefix.lstrip(" ")
         if stripped.startswith("#") or (
@@ -649,12 +649,14 @@ class _Scanner:
                 owner = (*top.path, top.index)
             else:
                 owner = top.path + ((top.last,) if top.last is not None else ())
-            return _Hit(Role.VALUE, owner, offset, top.value_start)
+            return _Hit(Role.VALUE, owner, min(top.value_start, offset), top.value_start)
         if blank:
             return self.key_hit(ind, False, offset, n)
         i = self.dashes(line, ind, col)
         after_dash = i != ind
-        if i >= col:  # the cursor right after the dashes: a new item
+        if i >= col:  # the cursor right after the dashes: a new item, or before the item's first key
+            if i == col and _KEY.match(line, i) is not None and self.map_for_key(i, True) is not None:
+                return self.key_hit(i, True, offset, n)
             seq = self.stack[-1]
             assert isinstance(seq, _Seq)
             return _Hit(Role.ITEM, (*seq.path, seq.index), offset, offset, column=i)
@@ -671,6 +673,11 @@ class _Scanner:
             hit = self.value_hit(line, line_start, v, col, path)
             hit.frame_keys = self.frame_keys(n, frame)
             return hit
+        if after_dash and m is not None:  # the cursor is in the key of the item's first pair
+            frame = self.map_for_key(i, True)
+            if frame is None:
+                return _Hit(Role.NONE, (), offset)
+            return self.key_hit(i, True, offset, n, word_start=line_start + i)
         if after_dash:
             seq = self.stack[-1]
             assert isinstance(seq, _Seq)
@@ -822,6 +829,9 @@ def tree_locate(root: Node | None, offset: int) -> _Hit | None:
                     node = v
                     continue
             if node.flow and node.start < offset < node.end:
+                if k_index >= 0 and _after_colon(pairs[k_index][0], offset):
+                    k = pairs[k_index][0]
+                    return _Hit(Role.VALUE, (*path, str(mapping_key(k))), offset, offset, flow=True)
                 return _Hit(Role.KEY, tuple(path), offset, None, flow=True, keys=frozenset(node.keys()))
             return None
         if isinstance(node, SequenceNode):
@@ -839,11 +849,23 @@ def tree_locate(root: Node | None, offset: int) -> _Hit | None:
                 return None
             quoted = node.style in ("'", '"')
             value_start = node.start + (1 if quoted else 0)
-            if quoted and offset == node.start:
+            if quoted and (offset == node.start or (offset == node.end and node.end - node.start > 1)):
                 return None
+            if node.style in ("|", ">") and node.document is not None:
+                newline = node.document.text.find("\n", node.start, node.end)
+                if newline == -1 or offset <= newline:
+                    return _Hit(Role.NONE, tuple(path), offset)
             role = Role.ITEM if isinstance(path[-1], int) else Role.VALUE
             return _Hit(role, tuple(path), value_start, value_start, column=node.range.start.character)
         return None
+
+
+def _after_colon(key: Node, offset: int) -> bool:
+    """The cursor is past the ``:`` that follows ``key`` (in a flow mapping)."""
+    if key.document is None:
+        return False
+    between = key.document.text[key.end : offset]
+    return ":" in between and "," not in between
 
 
 def _outside_block_scalar(value: Node, key: Node, offset: int) -> bool:
@@ -937,9 +959,16 @@ def analyze(
     if body_start is not None and offset >= body_start:
         template = _template_cursor(text, body_start, offset)
         return CursorContext(
-            offset, Role.VALUE, (), word_start=offset, word_end=offset, language="template",
-            template=template, in_body=True, value_start=body_start,
-        )  # fmt: skip
+            offset,
+            Role.VALUE,
+            (),
+            word_start=offset,
+            word_end=offset,
+            language="template",
+            template=template,
+            in_body=True,
+            value_start=body_start,
+        )
     hit = tree_locate(tree, offset) if tree is not None else None
     if hit is None:
         hit = scan(text, offset, first_line, last_line)

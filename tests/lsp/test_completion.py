@@ -109,9 +109,23 @@ def by_label(items: list[lsp.CompletionItem], label: str) -> lsp.CompletionItem:
 
 
 STEP_KINDS = [
-    "prompt", "agent", "run", "decide", "workflow", "jq", "ask", "write", "group", "switch", "parallel",
-    "for_each", "while", "until", "stop", "break",
-]  # fmt: skip
+    "prompt",
+    "agent",
+    "run",
+    "decide",
+    "workflow",
+    "jq",
+    "ask",
+    "write",
+    "group",
+    "switch",
+    "parallel",
+    "for_each",
+    "while",
+    "until",
+    "stop",
+    "break",
+]
 COMMON_KEYS = ["id", "when", "input", "output", "retry", "timeout", "on_error"]
 
 
@@ -146,8 +160,17 @@ async def test_new_step_item_offers_kinds_then_common_keys(client: LanguageClien
 async def test_step_keys_for_its_kind_without_present_ones(client: LanguageClient, tmp_path: Path) -> None:
     text = "steps:\n  - ask: Proceed?\n    id: confirm\n    ‸\n"
     _clean, items = await completions(client, project(tmp_path) / "flow.yml", text)
-    assert labels(items) == ["when", "input", "output", "retry", "timeout", "on_error", "choices", "default",
-                             "multiline"]  # fmt: skip
+    assert labels(items) == [
+        "when",
+        "input",
+        "output",
+        "retry",
+        "timeout",
+        "on_error",
+        "choices",
+        "default",
+        "multiline",
+    ]
     multiline = by_label(items, "multiline")
     assert multiline.kind == lsp.CompletionItemKind.Property
     assert isinstance(multiline.documentation, lsp.MarkupContent)
@@ -168,8 +191,18 @@ async def test_half_typed_key_is_replaced(client: LanguageClient, tmp_path: Path
 async def test_top_level_keys_of_each_file_kind(client: LanguageClient, tmp_path: Path) -> None:
     root = project(tmp_path)
     _c, items = await completions(client, root / "flow.yml", "name: x\n‸\nsteps:\n  - jq: .\n")
-    assert labels(items) == ["version", "description", "inputs", "input_schema", "output", "timeout", "default",
-                             "models", "schemas", "agents"]  # fmt: skip
+    assert labels(items) == [
+        "version",
+        "description",
+        "inputs",
+        "input_schema",
+        "output",
+        "timeout",
+        "default",
+        "models",
+        "schemas",
+        "agents",
+    ]
     _c, items = await completions(client, root / "lait.config.yml", CONFIG + "‸")
     assert labels(items) == ["base_url", "api_key", "api_key_cmd", "default", "prompts", "tool_policy", "jev"]
     _c, items = await completions(
@@ -509,4 +542,5 @@ async def test_snippets_for_step_kinds(snippet_client: LanguageClient, tmp_path:
     assert by_label(items, "run").text_edit.new_text == "- run: [${1:program}]"  # type: ignore[union-attr]
     effort = await completions(snippet_client, tmp_path / "flow.yml", "steps:\n  - prompt: hi\n    reas‸\n")
     item = by_label(effort[1], "reasoning_effort")
-    assert item.text_edit.new_text == "reasoning_effort: ${1|none,minimal,low,medium,high,xhigh|}"  # type: ignore[union-attr]
+    assert isinstance(item.text_edit, lsp.TextEdit)
+    assert item.text_edit.new_text == "reasoning_effort: ${1|none,minimal,low,medium,high,xhigh|}"
