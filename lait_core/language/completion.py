@@ -408,7 +408,7 @@ class _Request:
         body: str
         snippet = True
         if ctx.colon_after and not fresh:
-            body, snippet = _escape(key), False
+            body, snippet = key, False
         elif ctx.flow:
             body = f"{key}: $0"
         elif shape.kind == "steps":
@@ -492,19 +492,12 @@ class _Request:
             body = kind  # the value is already there
         model = m.STEP_KINDS[kind]
         info = field_of(model, kind)
-        preview = body.replace("${1|noul,choice,score|}", "noul")
-        for token in ("${1:", "${2:", "${3:"):
-            preview = preview.replace(token, "")
-        preview = preview.replace("${1}", "").replace("${2}", "").replace("${3}", "").replace("}", "")
-        preview = "\n".join(
-            line[col:] if line.startswith(" " * col) else line for line in preview.split("\n")
-        )
+        example = _KIND_SNIPPETS[kind].replace("{i}", "  ")
         doc = model_doc(model)
         if info is not None and info.description:
             doc += f"\n\n`{kind}`: {info.description}"
-        accepted = [k for k, _i in fields(model) if k != kind]
-        doc += f"\n\n```yaml\n- {preview.replace(chr(10), chr(10) + '  ')}\n```"
-        doc += "\n\nAlso accepts: " + ", ".join(f"`{k}`" for k in accepted)
+        accepted = ", ".join(f"`{k}`" for k, _i in fields(model) if k != kind)
+        doc += f"\n\n```yaml\n- {snippet_text(example)}\n```\n\nAlso accepts: {accepted}"
         return CompletionItem(
             label=kind,
             kind=ItemKind.SNIPPET,
@@ -541,7 +534,7 @@ class _Request:
             choices = self.path_choices(path)
         lead = (" " if ctx.needs_space else "") + prefix
         taken = set(ctx.siblings) | self.sibling_items(path)
-        taken.discard(ctx.word)
+        taken.discard(self.whole_word)
         out = []
         for order, (label, kind, detail, doc) in enumerate(choices):
             if label in taken:

@@ -225,8 +225,11 @@ def _skip_properties(line: str, i: int) -> int:
 
 def _quote_end(text: str, i: int, end: int) -> int:
     """The offset after the closing quote of the quoted scalar starting at ``i``, or -1 (unclosed)."""
-    q = text[i]
-    j = i + 1
+    return _close_quote(text, i + 1, end, text[i])
+
+
+def _close_quote(text: str, j: int, end: int, q: str) -> int:
+    """The offset after the ``q`` quote that closes a quoted scalar continuing at ``j``, or -1."""
     while j < end:
         c = text[j]
         if q == '"' and c == "\\":
@@ -297,7 +300,9 @@ def _comment_start(text: str, start: int, end: int) -> int:
 
 
 @dataclass(slots=True)
-class _Hit:
+class Located:
+    """What a locator found at the cursor, before the word and template/jq cursors are worked out."""
+
     role: Role
     path: YamlPath
     word_start: int
@@ -324,7 +329,7 @@ class _FlowFrame:
     items: set[str] = field(default_factory=set)
 
 
-def _flow(text: str, start: int, cursor: int, base: YamlPath) -> _Hit:
+def _flow(text: str, start: int, cursor: int, base: YamlPath) -> Located:
     """The cursor in the flow collection opening at ``text[start]`` (``[`` or ``{``)."""
     stack: list[_FlowFrame] = []
     token = start
@@ -342,19 +347,19 @@ def _flow(text: str, start: int, cursor: int, base: YamlPath) -> _Hit:
             token = i
             continue
         if not stack:
-            return _Hit(Role.NONE, base, cursor)
+            return Located(Role.NONE, base, cursor)
         top = stack[-1]
         if c in "\"'":
             close = _quote_end(text, i, cursor)
             if close == -1:  # the cursor is inside a quoted item
-                return _flow_hit(top, Role.VALUE, i + 1, i + 1)
+                return _flow_hit(top, i + 1, i + 1)
             i = close
             continue
         if c in "]}":
             stack.pop()
             i += 1
             if not stack:
-                return _Hit(Role.NONE, base, cursor)
+                return Located(Role.NONE, base, cursor)
             token = i
             continue
         if c == ",":
@@ -378,21 +383,21 @@ def _flow(text: str, start: int, cursor: int, base: YamlPath) -> _Hit:
         if c == "#" and i > start and text[i - 1] in " \t\n":
             nl = text.find("\n", i, cursor)
             if nl == -1:
-                return _Hit(Role.NONE, base, cursor)
+                return Located(Role.NONE, base, cursor)
             i = nl
             continue
         i += 1
     if not stack:
-        return _Hit(Role.NONE, base, cursor)
+        return Located(Role.NONE, base, cursor)
     top = stack[-1]
     while token < cursor and text[token] in " \t\r\n":
         token += 1
-    return _flow_hit(top, Role.VALUE, token, token)
+    return _flow_hit(top, token, token)
 
 
-def _flow_hit(top: _FlowFrame, role: Role, word_start: int, value_start: int) -> _Hit:
+def _flow_hit(top: _FlowFrame, word_start: int, value_start: int) -> Located:
     if top.seq:
-        return _Hit(
+        return Located(
             Role.ITEM,
             (*top.path, top.index),
             word_start,
@@ -401,8 +406,8 @@ def _flow_hit(top: _FlowFrame, role: Role, word_start: int, value_start: int) ->
             siblings=frozenset(top.items),
         )
     if top.key is None:
-        return _Hit(Role.KEY, top.path, word_start, None, flow=True, keys=frozenset(top.keys))
-    return _Hit(Role.VALUE, (*top.path, top.key), word_start, value_start, flow=True)
+        return Located(Role.KEY, top.path, word_start, None, flow=True, keys=frozenset(top.keys))
+    return Located(Role.VALUE, (*top.path, top.key), word_start, value_start, flow=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -455,10 +460,9 @@ class _Pending:
 
 
 class _Scanner:
-    def __init__(self, text: str, starts: list[int], first_line: int, last_line: int) -> None:
+    def __init__(self, text: str, starts: list[int], last_line: int) -> None:
         self.text = text
         self.starts = starts
-        self.first = first_line
         self.last = last_line
         self.stack: list[_Frame] = []
         self.pending: _Pending | None = None
@@ -554,8 +558,7 @@ class _Scanner:
                     self.pending = None
                 return
             else:
-                end = self._quote_close(line, pending.quote)
-                if end != -1:
+                if _close_quote(line, 0, len(line), pending.quote) != -1:
                     self.pending = None
                 return
         stripped = line.lstrip(" ")
@@ -586,24 +589,8 @@ class _Scanner:
         if isinstance(top, _Seq) and after_dash:
             self.set_value(top, line, i, line_start, (*top.path, top.index), top.col)
 
-    @staticmethod
-    def _quote_close(line: str, quote: str) -> int:
-        j = 0
-        while j < len(line):
-            c = line[j]
-            if quote == '"' and c == "\\":
-                j += 2
-                continue
-            if c == quote:
-                if quote == "'" and j + 1 < len(line) and line[j + 1] == "'":
-                    j += 2
-                    continue
-                return j + 1
-            j += 1
-        return -1
-
     # -- the cursor line -----------------------------------------------------------------------
-    def cursor(self, n: int, col: int) -> _Hit:
+    def cursor(self, n: int, col: int) -> Located:
         text = self.text
         line = self.line(n)
         line_start = self.starts[n]
@@ -616,20 +603,20 @@ class _Scanner:
                 if (blank_so_far and not line.strip() and col > pending.parent_col) or (
                     line.strip() and _indent(line) > pending.parent_col
                 ):
-                    return _Hit(Role.VALUE, pending.owner, pending.start, pending.start)
+                    return Located(Role.VALUE, pending.owner, pending.start, pending.start)
                 self.pending = None
             elif pending.kind == "flow":
                 return _flow(text, pending.start, offset, pending.owner)
             else:
                 close = _quote_end(text, pending.start, offset)
                 if close == -1:
-                    return _Hit(Role.VALUE, pending.owner, pending.start + 1, pending.start + 1)
-                return _Hit(Role.NONE, pending.owner, offset)
+                    return Located(Role.VALUE, pending.owner, pending.start + 1, pending.start + 1)
+                return Located(Role.NONE, pending.owner, offset)
         stripped = prefix.lstrip(" ")
         if stripped.startswith("#") or (
             line.startswith(("---", "...")) and (len(line) == 3 or line[3] in " \t") and col >= 3
         ):
-            return _Hit(Role.NONE, (), offset)
+            return Located(Role.NONE, (), offset)
         ind = len(prefix) - len(stripped)
         blank = not stripped
         dash = _is_dash(line, ind) and ind < col
@@ -641,7 +628,7 @@ class _Scanner:
                 self.stack.pop()  # a list at its key's column: a new key is likelier than an item
                 top = parent
             else:
-                return _Hit(
+                return Located(
                     Role.ITEM, (*top.path, top.index + 1), offset, offset, column=col, needs_dash=True
                 )
         if top is not None and ind > top.col and top.value is _Value.PLAIN:
@@ -649,22 +636,22 @@ class _Scanner:
                 owner = (*top.path, top.index)
             else:
                 owner = top.path + ((top.last,) if top.last is not None else ())
-            return _Hit(Role.VALUE, owner, min(top.value_start, offset), top.value_start)
+            return Located(Role.VALUE, owner, min(top.value_start, offset), top.value_start)
         if blank:
-            return self.key_hit(ind, False, offset, n)
+            return self.key_hit(ind, offset, n)
         i = self.dashes(line, ind, col)
         after_dash = i != ind
         if i >= col:  # the cursor right after the dashes: a new item, or before the item's first key
             if i == col and _KEY.match(line, i) is not None and self.map_for_key(i, True) is not None:
-                return self.key_hit(i, True, offset, n)
+                return self.key_hit(i, offset, n)
             seq = self.stack[-1]
             assert isinstance(seq, _Seq)
-            return _Hit(Role.ITEM, (*seq.path, seq.index), offset, offset, column=i)
+            return Located(Role.ITEM, (*seq.path, seq.index), offset, offset, column=i)
         m = _KEY.match(line, i)
         if m is not None and m.end() <= col:
             frame = self.map_for_key(i, after_dash)
             if frame is None:
-                return _Hit(Role.NONE, (), offset)
+                return Located(Role.NONE, (), offset)
             key = _key_name(m)
             frame.last = key
             frame.keys.append(key)
@@ -676,37 +663,37 @@ class _Scanner:
         if after_dash and m is not None:  # the cursor is in the key of the item's first pair
             frame = self.map_for_key(i, True)
             if frame is None:
-                return _Hit(Role.NONE, (), offset)
-            return self.key_hit(i, True, offset, n, word_start=line_start + i)
+                return Located(Role.NONE, (), offset)
+            return self.key_hit(i, offset, n, word_start=line_start + i)
         if after_dash:
             seq = self.stack[-1]
             assert isinstance(seq, _Seq)
             hit = self.value_hit(line, line_start, i, col, (*seq.path, seq.index), item=True)
             hit.frame_keys = self.frame_keys(n, None)
             return hit
-        return self.key_hit(i, False, offset, n, word_start=line_start + i)
+        return self.key_hit(i, offset, n, word_start=line_start + i)
 
     def value_hit(
         self, line: str, line_start: int, v: int, col: int, path: YamlPath, item: bool = False
-    ) -> _Hit:
+    ) -> Located:
         offset = line_start + col
         role = Role.ITEM if item else Role.VALUE
         if v >= col:
-            return _Hit(role, path, offset, offset, column=col)
+            return Located(role, path, offset, offset, column=col)
         if _comment_start(line, v, col) != -1:
-            return _Hit(Role.NONE, path, offset)
+            return Located(Role.NONE, path, offset)
         c = line[v]
         if c in "[{":
             return _flow(self.text, line_start + v, offset, path)
         if c in "|>" and _HEADER.match(line, v):
-            return _Hit(Role.NONE, path, offset)
+            return Located(Role.NONE, path, offset)
         if c in "\"'":
             if _quote_end(line, v, col) != -1:
-                return _Hit(Role.NONE, path, offset)
-            return _Hit(role, path, line_start + v + 1, line_start + v + 1, column=v)
-        return _Hit(role, path, line_start + v, line_start + v, column=v)
+                return Located(Role.NONE, path, offset)
+            return Located(role, path, line_start + v + 1, line_start + v + 1, column=v)
+        return Located(role, path, line_start + v, line_start + v, column=v)
 
-    def key_hit(self, col: int, after_dash: bool, offset: int, n: int, word_start: int | None = None) -> _Hit:
+    def key_hit(self, col: int, offset: int, n: int, word_start: int | None = None) -> Located:
         top = self.stack[-1] if self.stack else None
         start = offset if word_start is None else word_start
         if top is None:
@@ -717,18 +704,18 @@ class _Scanner:
             keys = set(top.keys)
         elif isinstance(top, _Map) and col > top.col and top.value in (_Value.EMPTY, _Value.NESTED):
             if top.last is None:
-                return _Hit(Role.NONE, top.path, offset)
+                return Located(Role.NONE, top.path, offset)
             path = (*top.path, top.last)
             keys = set()
         elif isinstance(top, _Seq) and col > top.col:
             path = (*top.path, top.index)
             keys = set()
         else:
-            return _Hit(Role.NONE, top.path, offset)
+            return Located(Role.NONE, top.path, offset)
         keys |= self.keys_below(n, col)
         frame_keys = self.frame_keys(n, None)
         frame_keys[path] = frozenset(keys)
-        return _Hit(Role.KEY, path, start, None, keys=frozenset(keys), column=col, frame_keys=frame_keys)
+        return Located(Role.KEY, path, start, None, keys=frozenset(keys), column=col, frame_keys=frame_keys)
 
     def keys_below(self, n: int, col: int) -> set[str]:
         """Keys at column ``col`` on the lines after the cursor, up to the end of that mapping."""
@@ -770,12 +757,12 @@ class _Scanner:
         return out
 
 
-def scan(text: str, offset: int, first_line: int = 0, last_line: int | None = None) -> _Hit:
+def scan(text: str, offset: int, first_line: int = 0, last_line: int | None = None) -> Located:
     """The indentation-scan locator (works on any text)."""
     starts = _line_starts(text)
     n = bisect.bisect_right(starts, offset) - 1
     last = len(starts) - 1 if last_line is None else min(last_line, len(starts) - 1)
-    scanner = _Scanner(text, starts, first_line, last)
+    scanner = _Scanner(text, starts, last)
     for k in range(first_line, n):
         scanner.feed(k)
     return scanner.cursor(n, offset - starts[n])
@@ -799,7 +786,7 @@ def _contains(node: Node, offset: int) -> bool:
     return node.start <= offset <= node.end
 
 
-def tree_locate(root: Node | None, offset: int) -> _Hit | None:
+def tree_locate(root: Node | None, offset: int) -> Located | None:
     """The cursor inside a key, a scalar or a flow collection of a parsed tree (None: in whitespace)."""
     path: list[Segment] = []
     node = root
@@ -815,7 +802,7 @@ def tree_locate(root: Node | None, offset: int) -> _Hit | None:
                 name = key if isinstance(key, str) else str(key)
                 if _contains(k, offset) and k.end > k.start:
                     others = frozenset(str(mapping_key(kk)) for kk, _v in pairs if kk is not k)
-                    return _Hit(
+                    return Located(
                         Role.KEY,
                         tuple(path),
                         k.start,
@@ -831,8 +818,8 @@ def tree_locate(root: Node | None, offset: int) -> _Hit | None:
             if node.flow and node.start < offset < node.end:
                 if k_index >= 0 and _after_colon(pairs[k_index][0], offset):
                     k = pairs[k_index][0]
-                    return _Hit(Role.VALUE, (*path, str(mapping_key(k))), offset, offset, flow=True)
-                return _Hit(Role.KEY, tuple(path), offset, None, flow=True, keys=frozenset(node.keys()))
+                    return Located(Role.VALUE, (*path, str(mapping_key(k))), offset, offset, flow=True)
+                return Located(Role.KEY, tuple(path), offset, None, flow=True, keys=frozenset(node.keys()))
             return None
         if isinstance(node, SequenceNode):
             items = node.items
@@ -842,7 +829,7 @@ def tree_locate(root: Node | None, offset: int) -> _Hit | None:
                 node = items[i]
                 continue
             if node.flow and node.start < offset < node.end:
-                return _Hit(Role.ITEM, (*path, i + 1), offset, offset, flow=True)
+                return Located(Role.ITEM, (*path, i + 1), offset, offset, flow=True)
             return None
         if isinstance(node, ScalarNode):
             if not path:
@@ -854,9 +841,9 @@ def tree_locate(root: Node | None, offset: int) -> _Hit | None:
             if node.style in ("|", ">") and node.document is not None:
                 newline = node.document.text.find("\n", node.start, node.end)
                 if newline == -1 or offset <= newline:
-                    return _Hit(Role.NONE, tuple(path), offset)
+                    return Located(Role.NONE, tuple(path), offset)
             role = Role.ITEM if isinstance(path[-1], int) else Role.VALUE
-            return _Hit(role, tuple(path), value_start, value_start, column=node.range.start.character)
+            return Located(role, tuple(path), value_start, value_start, column=node.range.start.character)
         return None
 
 
@@ -923,7 +910,7 @@ def _jq_cursor(text: str, value_start: int, offset: int) -> JqCursor | None:
     return JqCursor(m.group(0), m.start())
 
 
-def _word_bounds(text: str, hit: _Hit, offset: int, line_end: int) -> tuple[int, int]:
+def _word_bounds(text: str, hit: Located, offset: int, line_end: int) -> tuple[int, int]:
     if hit.role is Role.KEY:
         m = _KEY_CHARS_BEFORE.search(text, max(hit.word_start, text.rfind("\n", 0, offset) + 1), offset)
         start = m.start() if m else offset
