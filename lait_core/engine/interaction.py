@@ -1,0 +1,527 @@
+"""The Interaction seam: the engine never reads stdin or writes prompts itself; whenever a run
+needs a person (or reports progress) it calls the :class:`Interaction` it was given.
+
+* :class:`HeadlessInteraction` -- CI, ``lait serve``, tests: deterministic answers, never blocks.
+* :class:`TerminalInteraction` -- the CLI: prompts on stderr, answers from stdin (one line),
+  progress on stderr, streamed text on stdout. Prompts are serialised process-wide: every
+  terminal interaction shares one approval lock (also used by ``ask``) and one separate
+  elicitation lock. A read that is abandoned (the run was cancelled) keeps its lock until the
+  read returns, so the next prompt can never receive an answer typed for the previous one.
+
+The editor implementation lives in ``lait_ls`` and maps the same calls onto ``lait/*`` requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol, TextIO, TypeAlias, TypeVar
+
+from lait_core.engine.models import ApprovalError, EngineError, Usage, argv_text
+
+_T = TypeVar("_T")
+
+
+# -- requests and answers ----------------------------------------------------------------------
+class ApprovalDecision(Enum):
+    ONCE = "once"
+    SESSION = "session"
+    """Allow, and allow this qualified tool name for the rest of the process without asking."""
+    DENY = "deny"
+
+    @property
+    def allowed(self) -> bool:
+        return self is not ApprovalDecision.DENY
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """A tool call waiting for approval (``--approve-tools``)."""
+
+    name: str
+    """The qualified name (``server__tool``, ``agent__x``, ``tool__x``, ``skill__x``)."""
+    arguments: str
+    """The raw JSON text the model sent."""
+    kind: str = "tool"
+    server: str | None = None
+    command: tuple[str, ...] | None = None
+    """For shell tools: the rendered argv (None when it does not render)."""
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationRequest:
+    server: str
+    mode: str
+    """``form``, ``url`` or a future mode (always declined)."""
+    message: str
+    requested_schema: Mapping[str, Any] | None = None
+    url: str | None = None
+    allowed: bool = False
+    """``mcp_servers.<name>.allow_elicitation``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationResult:
+    action: str
+    """``accept``, ``decline`` or ``cancel``."""
+    content: dict[str, Any] | None = None
+
+
+DECLINE = ElicitationResult("decline")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A workflow ``ask:`` step (choices are checked by the caller)."""
+
+    text: str
+    choices: tuple[str, ...] | None = None
+    default: str | None = None
+    multiline: bool = False
+
+
+class AskError(EngineError):
+    """No answer can be obtained for an ``ask:`` question."""
+
+
+NOT_A_TTY_ASK = "stdin is not an interactive terminal and no 'default:' is set for this 'ask:' step"
+NOT_A_TTY_APPROVAL = (
+    "--approve-tools needs an interactive terminal, but stdin is not a TTY (there is no default answer: "
+    "a closed pipe cannot be told apart from a slow human)"
+)
+
+
+# -- events ------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class WarningEvent:
+    """Printed as `warning: <message>`."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEnded:
+    """A streamed round ended; ``final`` (no tool calls) is when a newline is written."""
+
+    final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    call_id: str
+    name: str
+    result: str
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDenied:
+    call_id: str
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    usage: Usage
+    round: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    round: int
+    messages_before: int
+    messages_after: int
+
+
+Event: TypeAlias = (
+    WarningEvent
+    | Note
+    | TextDelta
+    | ReasoningDelta
+    | StreamEnded
+    | RoundStarted
+    | ToolCallStarted
+    | ToolCallFinished
+    | ToolCallDenied
+    | UsageReported
+    | Compacted
+)
+
+
+class Interaction(Protocol):
+    """What the engine may ask of the person (or program) running it."""
+
+    async def approve(self, call: ApprovalRequest) -> ApprovalDecision: ...
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationResult: ...
+
+    async def ask(self, question: Question) -> str: ...
+
+    def event(self, e: Event) -> None: ...
+
+
+# -- headless ----------------------------------------------------------------------------------
+class HeadlessInteraction:
+    """Deterministic answers; never blocks.
+
+    ``approvals``: ``"error"`` (default; like a non-TTY terminal), ``"allow"`` or ``"deny"``, or a
+    list of decisions consumed in order (for tests; running out is an error). ``answers`` maps
+    question texts to answers; otherwise ``ask`` returns the default or fails. Elicitation is
+    always declined. Events are appended to ``events`` and passed to ``on_event``.
+    """
+
+    def __init__(
+        self,
+        approvals: str | list[ApprovalDecision] = "error",
+        *,
+        answers: Mapping[str, str] | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        record: bool = True,
+    ) -> None:
+        self._approvals = approvals
+        self._answers = dict(answers or {})
+        self._on_event = on_event
+        self._record = record
+        self.events: list[Event] = []
+        self.approval_requests: list[ApprovalRequest] = []
+        self.always: set[str] = set()
+
+    async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
+        self.approval_requests.append(call)
+        if call.name in self.always:
+            return ApprovalDecision.ONCE
+        mode = self._approvals
+        if isinstance(mode, list):
+            if not mode:
+                raise ApprovalError("no scripted approval decision left")
+            decision = mode.pop(0)
+        elif mode == "allow":
+            decision = ApprovalDecision.ONCE
+        elif mode == "deny":
+            decision = ApprovalDecision.DENY
+        else:
+            raise ApprovalError(NOT_A_TTY_APPROVAL)
+        if decision is ApprovalDecision.SESSION:
+            self.always.add(call.name)
+        return decision
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationResult:
+        return DECLINE
+
+    async def ask(self, question: Question) -> str:
+        if question.text in self._answers:
+            return self._answers[question.text]
+        if question.default is not None:
+            return question.default
+        raise AskError(NOT_A_TTY_ASK)
+
+    def event(self, e: Event) -> None:
+        if self._record:
+            self.events.append(e)
+        if self._on_event is not None:
+            self._on_event(e)
+
+    def of_type(self, kind: type[_T]) -> list[_T]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    @property
+    def text(self) -> str:
+        """All streamed text so far."""
+        return "".join(e.text for e in self.events if isinstance(e, TextDelta))
+
+
+# -- terminal ----------------------------------------------------------------------------------
+@dataclass
+class PromptState:
+    """Process-wide prompt serialisation and the approval "always" set."""
+
+    approval_lock: threading.Lock = field(default_factory=threading.Lock)
+    elicitation_lock: threading.Lock = field(default_factory=threading.Lock)
+    always: set[str] = field(default_factory=set)
+
+
+PROCESS_PROMPTS = PromptState()
+"""Shared by every :class:`TerminalInteraction` of the process unless one is given."""
+
+APPROVAL_PROMPT = "allow this call? [y(es)/n(o)/a(lways for this tool)] "
+
+
+class _Abandoned(Exception):
+    """The waiting coroutine was cancelled before the prompt was shown."""
+
+
+class TerminalInteraction:
+    """Prompts on stderr, one line answers from stdin; streamed text to stdout."""
+
+    def __init__(
+        self,
+        *,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        stderr: TextIO | None = None,
+        show_reasoning: bool = False,
+        reasoning_to_stderr: bool = False,
+        verbose: bool = False,
+        state: PromptState | None = None,
+    ) -> None:
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+        self.stderr = stderr if stderr is not None else sys.stderr
+        self.show_reasoning = show_reasoning
+        self.reasoning_to_stderr = reasoning_to_stderr
+        self.verbose = verbose
+        self.state = state or PROCESS_PROMPTS
+        self._reasoning_open = False
+        self._content_started = False
+
+    # -- helpers
+    def _is_tty(self) -> bool:
+        try:
+            return bool(self.stdin.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    def _say(self, text: str) -> None:
+        self.stderr.write(text)
+        self.stderr.flush()
+
+    async def _in_thread(self, fn: Callable[[threading.Event], _T]) -> _T:
+        """Run a blocking prompt in its own daemon thread.
+
+        If the caller is cancelled, the thread is told so: before it got the lock it gives up; once
+        it is reading it keeps the lock until the read returns and its answer is discarded.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[_T] = loop.create_future()
+        abandoned = threading.Event()
+
+        def settle(value: _T | None, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)  # type: ignore[arg-type]
+
+        def run() -> None:
+            try:
+                value = fn(abandoned)
+            except BaseException as exc:  # delivered to the awaiting coroutine
+                if not abandoned.is_set():
+                    loop.call_soon_threadsafe(settle, None, exc)
+                return
+            if not abandoned.is_set():
+                loop.call_soon_threadsafe(settle, value, None)
+
+        threading.Thread(target=run, name="lait-prompt", daemon=True).start()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            abandoned.set()
+            raise
+
+    @staticmethod
+    def _acquire(lock: threading.Lock, abandoned: threading.Event) -> None:
+        while not lock.acquire(timeout=0.05):
+            if abandoned.is_set():
+                raise _Abandoned
+        if abandoned.is_set():
+            lock.release()
+            raise _Abandoned
+
+    # -- approvals
+    async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
+        state = self.state
+
+        def prompt(abandoned: threading.Event) -> ApprovalDecision:
+            self._acquire(state.approval_lock, abandoned)
+            try:
+                if call.name in state.always:
+                    return ApprovalDecision.ONCE
+                if not self._is_tty():
+                    raise ApprovalError(NOT_A_TTY_APPROVAL)
+                lines = [f"tool call: {call.name}", f"arguments: {call.arguments}"]
+                if call.command is not None:
+                    lines.append(f"command: {argv_text(call.command)}")
+                self._say("\n".join(lines) + "\n" + APPROVAL_PROMPT)
+                line = self.stdin.readline()
+                if abandoned.is_set():
+                    raise _Abandoned
+                answer = line.strip()
+                if answer in ("y", "Y"):
+                    return ApprovalDecision.ONCE
+                if answer in ("n", "N"):
+                    return ApprovalDecision.DENY
+                if answer in ("a", "A"):
+                    state.always.add(call.name)
+                    return ApprovalDecision.SESSION
+                if line == "":
+                    raise ApprovalError("no answer to the approval prompt: stdin was closed")
+                raise ApprovalError(f"invalid answer {answer!r} to the approval prompt; expected y, n or a")
+            finally:
+                state.approval_lock.release()
+
+        return await self._in_thread(prompt)
+
+    # -- elicitation (spec 3.7)
+    async def elicit(self, request: ElicitationRequest) -> ElicitationResult:
+        if not request.allowed or not self._is_tty():
+            return DECLINE
+        if request.mode == "url":
+            self._say(
+                f"mcp_servers.{request.server}: {request.message}\n"
+                f"  open this URL yourself to continue: {request.url or ''} (lait declined the request)\n"
+            )
+            return DECLINE
+        if request.mode != "form":
+            return DECLINE
+        state = self.state
+
+        def prompt(abandoned: threading.Event) -> ElicitationResult:
+            self._acquire(state.elicitation_lock, abandoned)
+            try:
+                lines = [f"mcp_servers.{request.server}: {request.message}"]
+                lines.extend(_schema_lines(request.requested_schema))
+                lines.append("answer with one line of JSON (an object), or 'decline' / 'cancel': ")
+                self._say("\n".join(lines))
+                try:
+                    line = self.stdin.readline()
+                except OSError:
+                    self._say("note: could not read the answer; declining\n")
+                    return DECLINE
+                if abandoned.is_set():
+                    raise _Abandoned
+                answer = line.strip()
+                if answer.lower() in ("decline", "cancel"):
+                    return ElicitationResult(answer.lower())
+                try:
+                    value = json.loads(answer)
+                except ValueError:
+                    value = None
+                if isinstance(value, dict):
+                    return ElicitationResult("accept", value)
+                self._say("note: the answer is not a JSON object; declining\n")
+                return DECLINE
+            finally:
+                state.elicitation_lock.release()
+
+        return await self._in_thread(prompt)
+
+    # -- ask
+    async def ask(self, question: Question) -> str:
+        if not self._is_tty():
+            if question.default is not None:
+                return question.default
+            raise AskError(NOT_A_TTY_ASK)
+        state = self.state
+
+        def prompt(abandoned: threading.Event) -> str:
+            self._acquire(state.approval_lock, abandoned)
+            try:
+                text = question.text if question.text.endswith("\n") else question.text + "\n"
+                if question.choices:
+                    text += f"choices: {', '.join(question.choices)}\n"
+                self._say(text)
+                answer = self.stdin.read() if question.multiline else self.stdin.readline()
+                if abandoned.is_set():
+                    raise _Abandoned
+                if answer.endswith("\r\n"):
+                    return answer[:-2]
+                return answer[:-1] if answer.endswith("\n") else answer
+            finally:
+                state.approval_lock.release()
+
+        return await self._in_thread(prompt)
+
+    # -- events
+    def event(self, e: Event) -> None:
+        if isinstance(e, TextDelta):
+            if self._reasoning_open and not self.reasoning_to_stderr:
+                self.stdout.write("\n\n")
+                self._reasoning_open = False
+            self._content_started = True
+            self.stdout.write(e.text)
+            self.stdout.flush()
+        elif isinstance(e, ReasoningDelta):
+            if not self.show_reasoning:
+                return
+            out = self.stderr if self.reasoning_to_stderr else self.stdout
+            if not self._reasoning_open and not self._content_started:
+                out.write("Reasoning:\n")
+            self._reasoning_open = True
+            out.write(e.text)
+            out.flush()
+        elif isinstance(e, StreamEnded):
+            if e.final:
+                self.stdout.write("\n")
+                self.stdout.flush()
+            self._reasoning_open = False
+        elif isinstance(e, WarningEvent):
+            self._say(f"warning: {e.message}\n")
+        elif isinstance(e, Note):
+            self._say(f"{e.message}\n")
+        elif self.verbose:
+            if isinstance(e, ToolCallStarted):
+                self._say(f"tool call: {e.name} {e.arguments}\n")
+            elif isinstance(e, ToolCallDenied):
+                self._say(f"tool call denied: {e.name}: {e.reason}\n")
+            elif isinstance(e, ToolCallFinished):
+                self._say(f"tool result: {e.name} ({len(e.result)} chars{', error' if e.is_error else ''})\n")
+            elif isinstance(e, Compacted):
+                self._say(
+                    f"compacted the conversation before round {e.round}: {e.messages_before} -> "
+                    f"{e.messages_after} messages\n"
+                )
+
+
+def _schema_lines(schema: Mapping[str, Any] | None) -> list[str]:
+    if not isinstance(schema, Mapping):
+        return []
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        return []
+    required = schema.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    lines = []
+    for name, sub in props.items():
+        sub = sub if isinstance(sub, Mapping) else {}
+        kind = sub.get("type", "any")
+        kind_text = " | ".join(map(str, kind)) if isinstance(kind, list) else str(kind)
+        about = sub.get("description") or sub.get("title") or ""
+        marker = " (required)" if name in required_names else ""
+        lines.append(f"  - {name}{marker}: {kind_text} — {about}".rstrip(" —"))
+    return lines

@@ -1,0 +1,217 @@
+"""Spawning child processes the way the engine needs them: argv only (never a shell), each child
+in its own process group (a new session), stdout/stderr captured with a per-stream byte cap, a
+timeout, and -- on a cap, a timeout or cancellation -- the whole group killed with SIGKILL and the
+child reaped before the call returns or re-raises.
+
+Descendants that leave the group (``setsid``, double forks into new sessions) cannot be reached;
+that is the limit of process groups. On Windows there is no process group here (a Job Object
+would be the equivalent); only the child itself is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+MIB = 1024 * 1024
+OUTPUT_CAP = 16 * MIB
+"""Default cap per captured stream."""
+_READ_SIZE = 64 * 1024
+
+
+class ProcessError(Exception):
+    """The process could not be run to completion (the message is shown to users)."""
+
+
+class SpawnError(ProcessError):
+    def __init__(self, program: str, error: OSError) -> None:
+        reason = error.strerror or str(error)
+        super().__init__(f"failed to spawn '{program}': {reason}")
+        self.program = program
+        self.error = error
+
+
+class OutputLimitExceeded(ProcessError):
+    def __init__(self, program: str, stream: str, limit: int) -> None:
+        super().__init__(
+            f"command '{program}' wrote more than {_size(limit)} to {stream}; the process tree was killed"
+        )
+        self.program = program
+        self.stream = stream
+        self.limit = limit
+
+
+class ProcessTimeout(ProcessError):
+    def __init__(self, program: str, timeout: float) -> None:
+        super().__init__(f"command '{program}' timed out after {timeout:g}s")
+        self.program = program
+        self.timeout = timeout
+
+
+def _size(limit: int) -> str:
+    if limit % MIB == 0:
+        return f"{limit // MIB} MiB"
+    if limit % 1024 == 0:
+        return f"{limit // 1024} KiB"
+    return f"{limit} bytes"
+
+
+@dataclass(frozen=True, slots=True)
+class Completed:
+    """A finished process: exit code (negative: killed by that signal) and captured output."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    pid: int
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    @property
+    def status(self) -> str:
+        """``exit status: N`` or ``signal: N (SIGNAME)``, as the original printed exit statuses."""
+        return exit_status_text(self.returncode)
+
+
+def exit_status_text(returncode: int) -> str:
+    if returncode >= 0:
+        return f"exit status: {returncode}"
+    number = -returncode
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"signal: {number}"
+    return f"signal: {number} ({name})"
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    stdin: bytes | None = b"",
+    timeout: float | None = None,
+    limit: int = OUTPUT_CAP,
+    on_spawn: Callable[[int], None] | None = None,
+) -> Completed:
+    """Run ``argv`` to completion and capture its output.
+
+    ``stdin``: bytes written to a pipe that is then closed (``b""``: closed at once); ``None``
+    connects ``/dev/null``. ``env``: the complete environment (``None`` inherits). Raises
+    :class:`SpawnError`, :class:`OutputLimitExceeded` (more than ``limit`` bytes on a stream) or
+    :class:`ProcessTimeout`; on those and on cancellation the process group is killed and the
+    child reaped first. ``on_spawn`` (a callable taking the pid) is called right after spawning,
+    for tests and progress output.
+    """
+    if not argv:
+        raise ProcessError("empty command")
+    program = argv[0]
+    posix = sys.platform != "win32"
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=posix,
+        )
+    except OSError as exc:
+        raise SpawnError(program, exc) from exc
+    if on_spawn is not None:
+        on_spawn(proc.pid)
+    out = bytearray()
+    err = bytearray()
+    pumps: list[asyncio.Task[None]] = []
+    finished = False
+    try:
+        if proc.stdin is not None:
+            if stdin:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    proc.stdin.write(stdin)
+                    await proc.stdin.drain()
+            proc.stdin.close()
+        assert proc.stdout is not None and proc.stderr is not None
+        pumps = [
+            asyncio.create_task(_pump(proc.stdout, out, program, "stdout", limit)),
+            asyncio.create_task(_pump(proc.stderr, err, program, "stderr", limit)),
+        ]
+        try:
+            async with asyncio.timeout(timeout):
+                await _first_error(pumps)
+                returncode = await proc.wait()
+        except TimeoutError:
+            raise ProcessTimeout(program, timeout or 0) from None
+        finished = True
+        return Completed(tuple(argv), returncode, bytes(out), bytes(err), proc.pid)
+    finally:
+        for task in pumps:
+            task.cancel()
+        if not finished:
+            await kill_and_reap(proc, group=posix)
+        for task in pumps:
+            with contextlib.suppress(asyncio.CancelledError, ProcessError):
+                await _settle(task)
+
+
+async def _settle(task: asyncio.Task[None]) -> None:
+    if not task.done():
+        await asyncio.wait([task])
+    if not task.cancelled():
+        task.exception()
+
+
+async def _first_error(tasks: list[asyncio.Task[None]]) -> None:
+    """Wait for all tasks; raise the first exception as soon as it happens."""
+    pending = set(tasks)
+    while pending:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+        for task in done:
+            exc = task.exception()
+            if exc is not None:
+                raise exc
+
+
+async def _pump(reader: asyncio.StreamReader, buf: bytearray, program: str, name: str, limit: int) -> None:
+    while True:
+        chunk = await reader.read(_READ_SIZE)
+        if not chunk:
+            return
+        if len(buf) + len(chunk) > limit:
+            raise OutputLimitExceeded(program, name, limit)
+        buf += chunk
+
+
+def kill_group(pid: int, group: bool = True) -> None:
+    """SIGKILL the process group led by ``pid`` (or just ``pid``); gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if group and sys.platform != "win32":
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+
+
+async def kill_and_reap(proc: asyncio.subprocess.Process, group: bool = True) -> None:
+    """Kill the child's process group and wait for the child, even if cancelled meanwhile.
+
+    A cancellation that arrives while reaping is re-raised after the child is reaped.
+    """
+    kill_group(proc.pid, group)
+    waiter = asyncio.ensure_future(proc.wait())
+    cancelled = False
+    while not waiter.done():
+        try:
+            await asyncio.shield(waiter)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
