@@ -255,6 +255,18 @@ _DATA_VARIABLES = {
     "last": "true for the last element in `#each`.",
 }
 TYPE_NAMES = ("string", "number", "integer", "boolean", "object", "array", "null")
+_SCHEMA_KEYWORDS = {
+    "type": (
+        "type: ${1|string,number,integer,boolean,object,array,null|}",
+        "The value's JSON type (checked by lait).",
+    ),
+    "description": ("description: $0", "Shown in the error when a required input is missing."),
+    "default": ("default: $0", "Makes the input optional; validated against the schema."),
+    "enum": ("enum: [$0]", "The allowed values (checked by lait)."),
+    "properties": ("properties:\n{i}$0", "Schemas of an object's fields (checked by lait)."),
+    "required": ("required: [$0]", "Fields an object must have (checked by lait)."),
+    "items": ("items:\n{i}$0", "The schema of an array's elements (checked by lait)."),
+}
 
 
 _PLACEHOLDER = re.compile(r"\\(.)|\$\{\d+:((?:[^}\\]|\\.)*)\}|\$\{\d+\|([^,|]*)[^|]*\|\}|\$\{\d+\}|\$\d+")
@@ -357,6 +369,8 @@ class _Request:
                 return self.model_keys(shape.model, ctx.path, prefix="")
             if shape.kind in ("list", "steps") and shape.item is not None and not ctx.flow:
                 return self.item_items(place, shape.item, prefix="- ")
+            if shape.kind == "schema" and not shape.schema_name:
+                return self.schema_keywords()  # an inline JSON Schema
             if shape.kind in ("scalar", "schema"):
                 return self.value_items(place, ctx.path)
             return self.path_special()
@@ -615,6 +629,9 @@ class _Request:
 
     def path_special(self) -> list[CompletionItem]:
         ctx = self.ctx
+        path = ctx.path
+        if ctx.role is Role.KEY and self.kind is FileKind.WORKFLOW and len(path) == 2 and path[0] == "inputs":
+            return self.schema_keywords()
         if ctx.role in (Role.VALUE, Role.KEY):
             choices = self.path_choices(ctx.path)
             if choices:
@@ -626,6 +643,33 @@ class _Request:
                     for i, (label, kind, detail, doc) in enumerate(choices)
                 ]
         return []
+
+    def schema_keywords(self) -> list[CompletionItem]:
+        """The JSON Schema keywords lait's validator reads (and `default`/`description` of inputs)."""
+        ctx = self.ctx
+        present = set(ctx.keys) | set(self.present_keys(ctx.path))
+        present.discard(self.whole_word)
+        lead, col = self.insert_prefix("")
+        out = []
+        for order, (key, (body, doc)) in enumerate(_SCHEMA_KEYWORDS.items()):
+            if key in present:
+                continue
+            text = key if ctx.colon_after else body.replace("{i}", " " * (col + 2))
+            out.append(
+                CompletionItem(
+                    label=key,
+                    kind=ItemKind.KEY,
+                    range=self.word_range,
+                    insert=_escape(lead) + text,
+                    detail="JSON Schema",
+                    documentation=doc,
+                    snippet=not ctx.colon_after,
+                    multiline="\n" in text,
+                    filter_text=key,
+                    sort_text=f"{order:03d}",
+                )
+            )
+        return out
 
     def config_names(self, section: str) -> dict[str, Node | None]:
         """Names a config section defines in this very file (a config being edited)."""

@@ -157,6 +157,18 @@ def test_keys_in_every_file_kind() -> None:
     assert labels("steps:\n  - switch:\n      - ‸\n") == ["when", "steps"]
 
 
+def test_json_schema_keywords_where_a_schema_is_written() -> None:
+    keywords = ["type", "description", "default", "enum", "properties", "required", "items"]
+    assert labels("inputs:\n  x:\n    ‸\nsteps: []\n") == keywords
+    assert labels("inputs:\n  x:\n    type: string\n    ‸\nsteps: []\n") == keywords[1:]
+    assert labels("schemas:\n  s:\n    ‸\nsteps: []\n") == keywords
+    assert labels("---\noutput_schema:\n  ‸\n---\n", A) == keywords
+    assert labels("schemas:\n  s: {}\nsteps:\n  - prompt: x\n    output_schema:\n      ‸\n") == ["s"]
+    typed = {i.label: i for i in items("inputs:\n  x:\n    ‸\nsteps: []\n")}
+    assert typed["type"].insert == "type: ${1|string,number,integer,boolean,object,array,null|}"
+    assert typed["properties"].insert == "properties:\n      $0"
+
+
 def test_value_on_its_own_line_under_a_mapping_is_a_key() -> None:
     assert labels("default:\n  retry:\n    max‸\n") == ["max_attempts", "delay_seconds", "backoff"]
     assert labels("steps:\n  - prompt: hi\n    retry:\n      ‸\n") == [
