@@ -102,7 +102,8 @@ def lait_kind(
     """The lait kind of a file, or None when it is not a lait file.
 
     A file is a lait file when it is ``lait.config.yml``; a ``.yml``/``.yaml`` whose top level has
-    ``steps:`` (or the version 1 ``nodes:``) or that a config registers under ``workflows:``; a ``.md``
+    ``steps:`` (or the version 1 ``nodes:``), lives in a ``workflows/`` folder (so a new, still empty
+    file already gets completion) or that a config registers under ``workflows:``; a ``.md``
     with frontmatter that is registered under ``agents:``, lives in an ``agents/`` folder, or is used
     by an ``agent:`` step (``agent_refs``); or a ``SKILL.md``. Other YAML and Markdown are not. The
     language server uses this for every open document, `lait lint --only-lait-files` (the
@@ -113,7 +114,11 @@ def lait_kind(
     if path.name == CONFIG_NAME:
         return FileKind.CONFIG
     if kind is FileKind.WORKFLOW:
-        if _TOP_STEPS.search(text) or registered(path, "workflows", workflows or {}):
+        if (
+            _TOP_STEPS.search(text)
+            or path.parent.name == "workflows"
+            or registered(path, "workflows", workflows or {})
+        ):
             return kind
         return None
     if kind is FileKind.AGENT:
