@@ -141,11 +141,14 @@ class ScriptedOpenAIServer:
 
         self._httpd = ThreadingHTTPServer((host, port), Handler)
         self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False  # a handler still sleeping in a scripted delay is abandoned
         self._thread: threading.Thread | None = None
 
     # lifecycle
     def start(self) -> ScriptedOpenAIServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.02,), name="openai-server", daemon=True
+        )
         self._thread.start()
         return self
 

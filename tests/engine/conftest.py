@@ -1,0 +1,97 @@
+"""Fixtures for the engine tests: a scripted OpenAI-compatible server on 127.0.0.1 and helpers that
+build callers, shell tools and loops against it (with short retry delays)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lait_core.documents.models import Config, ShellToolDefinition
+from lait_core.engine.interaction import HeadlessInteraction
+from lait_core.engine.llm import ChatClient, ModelCaller, RetryPolicy
+from lait_core.engine.resolve import clear_key_cache, resolve_model
+from lait_core.engine.tools.shell import ShellToolSource
+from tests.peers.openai_server import ScriptedOpenAIServer
+
+FAST_RETRY = RetryPolicy(base_delay=0.01, max_delay=0.05, max_retry_after=0.5)
+
+
+@pytest.fixture
+def llm_server() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def second_server() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _fresh_key_cache() -> Iterator[None]:
+    clear_key_cache()
+    yield
+    clear_key_cache()
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[ChatClient]:
+    async with ChatClient(timeout=5.0, retry=FAST_RETRY) as c:
+        yield c
+
+
+def config_for(server: ScriptedOpenAIServer, **extra: Any) -> Config:
+    """A config whose top-level base_url points at ``server``."""
+    return Config.model_validate({"base_url": server.url, **extra})
+
+
+def caller_for(
+    server: ScriptedOpenAIServer,
+    client: ChatClient,
+    interaction: HeadlessInteraction | None = None,
+    model: str = "test-model",
+) -> ModelCaller:
+    resolved = resolve_model(model, config_for(server))
+    return ModelCaller(resolved, client, interaction=interaction or HeadlessInteraction())
+
+
+def shell_source(
+    definitions: dict[str, dict[str, Any]], names: list[str] | None = None, **kwargs: Any
+) -> ShellToolSource:
+    defs = {k: ShellToolDefinition.model_validate(v) for k, v in definitions.items()}
+    return ShellToolSource(names if names is not None else list(defs), defs, **kwargs)
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that are still running (zombies excluded: on this machine PID 1
+    does not reap orphans, so killed grandchildren linger as zombies that hold no resources)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == pgid and state not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
