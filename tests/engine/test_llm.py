@@ -244,7 +244,7 @@ async def test_broken_streams(llm_server: ScriptedOpenAIServer, client: ChatClie
     caller = caller_for(llm_server, client)
     with pytest.raises(LlmResponseError, match="malformed stream chunk"):
         await caller.stream(request(stream=True))
-    with pytest.raises(LlmResponseError, match="stream error from .*: model crashed"):
+    with pytest.raises(LlmResponseError, match=r"stream error from .*: model crashed"):
         await caller.stream(request(stream=True))
     with pytest.raises(LlmResponseError, match="no content in its first choice"):
         await caller.stream(request(stream=True))
@@ -294,7 +294,7 @@ async def test_not_retried(
 async def test_timeout_is_per_attempt_and_not_retried(llm_server: ScriptedOpenAIServer) -> None:
     llm_server.push(text("slow", delay=1.0), text("never"))
     async with ChatClient(timeout=0.3, retry=FAST_RETRY) as quick:
-        with pytest.raises(LlmTimeoutError, match="timed out after 0.3s"):
+        with pytest.raises(LlmTimeoutError, match=r"timed out after 0\.3s"):
             await caller_for(llm_server, quick).complete(request())
     assert len(llm_server.requests) == 1
 
