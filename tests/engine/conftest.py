@@ -4,7 +4,7 @@ build callers, shell tools and loops against it (with short retry delays)."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,8 @@ from lait_core.documents.models import Config, ShellToolDefinition
 from lait_core.engine.interaction import HeadlessInteraction
 from lait_core.engine.llm import ChatClient, ModelCaller, RetryPolicy
 from lait_core.engine.resolve import clear_key_cache, resolve_model
+from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult, ToolSource
+from lait_core.engine.tools.naming import qualify
 from lait_core.engine.tools.shell import ShellToolSource
 from tests.peers.openai_server import ScriptedOpenAIServer
 
@@ -95,3 +97,59 @@ def pid_alive(pid: int) -> bool:
     except OSError:
         return False
     return state not in ("Z", "X")
+
+
+class FakeSource(ToolSource):
+    """An in-process tool source of any kind (stands in for MCP servers, subagents, skills).
+
+    ``behaviour`` maps a raw tool name to a coroutine function ``(args_text) -> ToolResult`` (or
+    raising); the default echoes the arguments. Tracks calls and the peak number in flight.
+    """
+
+    def __init__(
+        self,
+        kind: ToolKind,
+        names: list[str],
+        *,
+        server: str | None = None,
+        behaviour: dict[str, Callable[[str], Awaitable[ToolResult]]] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.names = names
+        self.server = server
+        self.behaviour = behaviour or {}
+        self.calls: list[tuple[str, str]] = []
+        self.in_flight = 0
+        self.peak = 0
+        self.closed = False
+
+    async def list_tools(self) -> list[Tool]:
+        prefix = self.server if self.kind is ToolKind.MCP else self.kind.value
+        assert prefix is not None
+        return [
+            Tool(
+                qualify(prefix, n),
+                n,
+                f"{n} tool",
+                {"type": "object", "properties": {}},
+                self.kind,
+                self,
+                self.server,
+            )
+            for n in self.names
+        ]
+
+    async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
+        self.calls.append((tool.name, arguments))
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            handler = self.behaviour.get(tool.name)
+            if handler is None:
+                return ToolResult(f"{tool.name}:{arguments}")
+            return await handler(arguments)
+        finally:
+            self.in_flight -= 1
+
+    async def aclose(self) -> None:
+        self.closed = True
