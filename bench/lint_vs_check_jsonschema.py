@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -792,8 +793,15 @@ def cjs_env() -> dict[str, str]:
     return {**os.environ, **OFFLINE_ENV}
 
 
-def run_job(cmds: list[list[str]], env: dict[str, str] | None = None) -> float:
-    """Wall time of running the commands one after another; any failure aborts the benchmark."""
+@dataclass(slots=True)
+class Timing:
+    wall_s: float
+    cpu_s: float  # user + sys of the child processes: hardly affected by other load on a shared machine
+
+
+def run_job(cmds: list[list[str]], env: dict[str, str] | None = None) -> Timing:
+    """Wall and CPU time of running the commands one after another; any failure aborts the benchmark."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     for cmd in cmds:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, check=False)
@@ -802,7 +810,10 @@ def run_job(cmds: list[list[str]], env: dict[str, str] | None = None) -> float:
                 f"command failed (exit {proc.returncode}): {' '.join(cmd[:6])} ...\n"
                 f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
             )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(wall, cpu)
 
 
 def verify_clean(corpus: Corpus) -> dict[str, int]:
@@ -852,6 +863,10 @@ def peak_rss_kib(cmds: list[list[str]], env: dict[str, str] | None = None) -> in
     return peak
 
 
+def _ms(values: Sequence[float], scale: float = 1000.0) -> list[float]:
+    return [round(v * scale, 2) for v in values]
+
+
 @dataclass(slots=True)
 class SizeResult:
     n_workflows: int
@@ -859,20 +874,28 @@ class SizeResult:
     workflow_lines: int
     agent_lines: int
     expected_findings: dict[str, int]
-    lait_s: list[float]
-    cjs_s: list[float]
+    lait: list[Timing]
+    cjs: list[Timing]
+
+    @staticmethod
+    def _median(timings: list[Timing], cpu: bool = False) -> float:
+        return statistics.median(t.cpu_s if cpu else t.wall_s for t in timings)
 
     @property
     def lait_median(self) -> float:
-        return statistics.median(self.lait_s)
+        return self._median(self.lait)
 
     @property
     def cjs_median(self) -> float:
-        return statistics.median(self.cjs_s)
+        return self._median(self.cjs)
 
     @property
     def ratio(self) -> float:
         return self.lait_median / self.cjs_median
+
+    @property
+    def cpu_ratio(self) -> float:
+        return self._median(self.lait, cpu=True) / self._median(self.cjs, cpu=True)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -881,11 +904,16 @@ class SizeResult:
             "workflow_lines": self.workflow_lines,
             "agent_lines": self.agent_lines,
             "expected_findings": self.expected_findings,
-            "lait_runs_s": [round(t, 4) for t in self.lait_s],
-            "check_jsonschema_runs_s": [round(t, 4) for t in self.cjs_s],
-            "lait_median_s": round(self.lait_median, 4),
-            "check_jsonschema_median_s": round(self.cjs_median, 4),
+            "lait_wall_ms": _ms([t.wall_s for t in self.lait]),
+            "check_jsonschema_wall_ms": _ms([t.wall_s for t in self.cjs]),
+            "lait_cpu_ms": _ms([t.cpu_s for t in self.lait]),
+            "check_jsonschema_cpu_ms": _ms([t.cpu_s for t in self.cjs]),
+            "lait_median_ms": round(self.lait_median * 1000, 2),
+            "check_jsonschema_median_ms": round(self.cjs_median * 1000, 2),
+            "lait_cpu_median_ms": round(self._median(self.lait, cpu=True) * 1000, 2),
+            "check_jsonschema_cpu_median_ms": round(self._median(self.cjs, cpu=True) * 1000, 2),
             "ratio": round(self.ratio, 3),
+            "cpu_ratio": round(self.cpu_ratio, 3),
         }
 
 
@@ -895,21 +923,19 @@ def bench_size(root: Path, n: int, runs: int, seed: int) -> tuple[SizeResult, Co
     lait_cmds, cjs_cmds, env = lait_job(corpus), cjs_job(corpus), cjs_env()
     run_job(lait_cmds)  # one untimed round each: page cache, .pyc files
     run_job(cjs_cmds, env)
-    lait_times: list[float] = []
-    cjs_times: list[float] = []
+    lait: list[Timing] = []
+    cjs: list[Timing] = []
     for i in range(runs):
         if i % 2 == 0:
-            lait_times.append(run_job(lait_cmds))
-            cjs_times.append(run_job(cjs_cmds, env))
+            lait.append(run_job(lait_cmds))
+            cjs.append(run_job(cjs_cmds, env))
         else:
-            cjs_times.append(run_job(cjs_cmds, env))
-            lait_times.append(run_job(lait_cmds))
-    result = SizeResult(
-        n, len(corpus.agents), corpus.workflow_lines, corpus.agent_lines, expected, lait_times, cjs_times
-    )
+            cjs.append(run_job(cjs_cmds, env))
+            lait.append(run_job(lait_cmds))
+    result = SizeResult(n, len(corpus.agents), corpus.workflow_lines, corpus.agent_lines, expected, lait, cjs)
     print(
         f"  N={n:<5} lait {result.lait_median * 1000:8.1f} ms   check-jsonschema "
-        f"{result.cjs_median * 1000:8.1f} ms   ratio {result.ratio:.2f}",
+        f"{result.cjs_median * 1000:8.1f} ms   ratio {result.ratio:.2f} (CPU time: {result.cpu_ratio:.2f})",
         flush=True,
     )
     return result, corpus
@@ -919,34 +945,40 @@ def bench_size(root: Path, n: int, runs: int, seed: int) -> tuple[SizeResult, Co
 class InProcessResult:
     lines: int
     size_bytes: int
-    runs_ms: list[float]  # one process, a fresh Linter per run: module-level caches are warm after run 1
-    cold_runs_ms: list[float]  # a fresh process per run (after the warm-up call): caches start empty
+    warm: list[Timing]  # one process, a fresh Linter per run: module-level caches are warm after run 1
+    cold: list[Timing]  # a fresh process per run (after the warm-up call): caches start empty
     target_ms: float
+
+    @staticmethod
+    def _median_ms(timings: list[Timing], cpu: bool = False) -> float:
+        return statistics.median(t.cpu_s if cpu else t.wall_s for t in timings) * 1000
 
     @property
     def median_ms(self) -> float:
-        return statistics.median(self.runs_ms)
+        return self._median_ms(self.warm)
 
     @property
     def cold_median_ms(self) -> float:
-        return statistics.median(self.cold_runs_ms)
+        return self._median_ms(self.cold)
 
     def as_json(self) -> dict[str, Any]:
         return {
             "lines": self.lines,
             "bytes": self.size_bytes,
-            "runs_ms": [round(t, 2) for t in self.runs_ms],
+            "warm_wall_ms": _ms([t.wall_s for t in self.warm]),
+            "warm_cpu_ms": _ms([t.cpu_s for t in self.warm]),
+            "cold_wall_ms": _ms([t.wall_s for t in self.cold]),
+            "cold_cpu_ms": _ms([t.cpu_s for t in self.cold]),
             "median_ms": round(self.median_ms, 2),
-            "cold_runs_ms": [round(t, 2) for t in self.cold_runs_ms],
+            "cpu_median_ms": round(self._median_ms(self.warm, cpu=True), 2),
             "cold_median_ms": round(self.cold_median_ms, 2),
+            "cold_cpu_median_ms": round(self._median_ms(self.cold, cpu=True), 2),
             "target_ms": self.target_ms,
             "met": self.median_ms <= self.target_ms,
             "cold_met": self.cold_median_ms <= self.target_ms,
         }
 
 
-# One cold measurement: imports and the warm-up call happen first, then one timed lint of a file whose
-# jq expressions and templates the process has never seen (lait_core caches both at module level).
 WARMUP_WORKFLOW = """\
 inputs:
   topic: string
@@ -967,9 +999,9 @@ from lait_core.lint.engine import Linter, LintOptions
 warm, big = Path(sys.argv[1]), Path(sys.argv[2])
 Linter(LintOptions(ConfigMode.DISABLED)).lint_text(warm.read_text(encoding="utf-8"), warm)
 text = big.read_text(encoding="utf-8")
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 Linter(LintOptions(ConfigMode.DISABLED)).lint_text(text, big)
-print((time.perf_counter() - start) * 1000)
+print(time.perf_counter() - start, time.process_time() - cpu)
 """
 
 
@@ -990,16 +1022,16 @@ def bench_in_process(root: Path, seed: int, runs: int, agents: list[Path]) -> li
         text = big_workflow(size, seed, refs)
         path = big_dir / f"big_{size}.yml"
         path.write_text(text, encoding="utf-8")
-        times: list[float] = []
+        warm_runs: list[Timing] = []
         for _ in range(runs):
             linter = Linter(LintOptions(ConfigMode.DISABLED))
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             diags = linter.lint_text(text, path)
-            times.append((time.perf_counter() - start) * 1000)
+            warm_runs.append(Timing(time.perf_counter() - start, time.process_time() - cpu))
             bad = [d for d in diags if d.code not in EXPECTED_CODES]
             if bad:
                 raise SystemExit(f"{path.name} is not lint-clean: {bad[0].code} {bad[0].message}")
-        cold: list[float] = []
+        cold_runs: list[Timing] = []
         for _ in range(runs):
             proc = subprocess.run(
                 [sys.executable, "-c", _COLD_SCRIPT, str(warm), str(path)],
@@ -1008,8 +1040,9 @@ def bench_in_process(root: Path, seed: int, runs: int, agents: list[Path]) -> li
                 cwd=REPO,
                 check=True,
             )
-            cold.append(float(proc.stdout.strip()))
-        res = InProcessResult(text.count("\n"), len(text.encode()), times, cold, target)
+            wall, cpu = map(float, proc.stdout.split())
+            cold_runs.append(Timing(wall, cpu))
+        res = InProcessResult(text.count("\n"), len(text.encode()), warm_runs, cold_runs, target)
         print(
             f"  {res.lines:>6}-line workflow: {res.median_ms:7.1f} ms warm caches, "
             f"{res.cold_median_ms:7.1f} ms cold caches (target <= {target:.0f} ms)",
@@ -1025,24 +1058,33 @@ def tool_version(cmd: list[str]) -> str:
 
 
 def print_table(sizes: list[SizeResult], inproc: list[InProcessResult], rss: dict[str, Any]) -> None:
+    def med_min(timings: list[Timing], cpu: bool = False, digits: int = 0) -> str:
+        values = [(t.cpu_s if cpu else t.wall_s) * 1000 for t in timings]
+        return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f})"
+
     print()
     print(
-        "| N workflows | N agents | lines (wf+agents) | lait lint (median) | check-jsonschema (median) | ratio |"
+        "| N wf | N agents | lines | lait wall ms, median (min) | check-jsonschema wall ms | ratio "
+        "| lait CPU ms | check-jsonschema CPU ms | CPU ratio |"
     )
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         print(
-            f"| {s.n_workflows} | {s.n_agents} | {s.workflow_lines + s.agent_lines:,} | "
-            f"{s.lait_median * 1000:.0f} ms | {s.cjs_median * 1000:.0f} ms | {s.ratio:.2f} |"
+            f"| {s.n_workflows} | {s.n_agents} | {s.workflow_lines + s.agent_lines:,} "
+            f"| {med_min(s.lait)} | {med_min(s.cjs)} | **{s.ratio:.2f}** "
+            f"| {med_min(s.lait, True)} | {med_min(s.cjs, True)} | {s.cpu_ratio:.2f} |"
         )
     print()
-    print("| in-process lint | median (warm caches) | median (cold caches) | target | met (warm / cold) |")
-    print("|---|---:|---:|---:|:-:|")
+    print(
+        "| in-process lint | warm caches: wall ms, median (min) | CPU ms | cold caches: wall ms | CPU ms "
+        "| target | met (warm / cold) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|:-:|")
     for r in inproc:
         met = " / ".join("yes" if t <= r.target_ms else "NO" for t in (r.median_ms, r.cold_median_ms))
         print(
-            f"| {r.lines:,}-line workflow | {r.median_ms:.1f} ms | {r.cold_median_ms:.1f} ms "
-            f"| <= {r.target_ms:.0f} ms | {met} |"
+            f"| {r.lines:,}-line workflow | {med_min(r.warm, False, 1)} | {med_min(r.warm, True, 1)} "
+            f"| {med_min(r.cold, False, 1)} | {med_min(r.cold, True, 1)} | <= {r.target_ms:.0f} | {met} |"
         )
     print()
     print(
