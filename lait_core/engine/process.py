@@ -200,12 +200,30 @@ def kill_group(pid: int, group: bool = True) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close our ends of the child's pipes.
+
+    ``Process.wait()`` returns only once every pipe transport is disconnected. A reader that stopped
+    reading (the cap was hit, or the pumps were cancelled) leaves its transport paused, and a paused
+    transport never sees EOF -- so without this, waiting for a killed child could hang for ever.
+    ``Process`` has no public accessor for its transport, hence the attribute lookup.
+    """
+    transport = getattr(proc, "_transport", None)
+    if transport is None:
+        return
+    for fd in (0, 1, 2):
+        pipe = transport.get_pipe_transport(fd)
+        if pipe is not None:
+            pipe.close()
+
+
 async def kill_and_reap(proc: asyncio.subprocess.Process, group: bool = True) -> None:
     """Kill the child's process group and wait for the child, even if cancelled meanwhile.
 
     A cancellation that arrives while reaping is re-raised after the child is reaped.
     """
     kill_group(proc.pid, group)
+    _close_pipes(proc)
     waiter = asyncio.ensure_future(proc.wait())
     cancelled = False
     while not waiter.done():
@@ -213,5 +231,46 @@ async def kill_and_reap(proc: asyncio.subprocess.Process, group: bool = True) ->
             await asyncio.shield(waiter)
         except asyncio.CancelledError:
             cancelled = True
+    if group and await _wait_group_dead(proc.pid):
+        cancelled = True
     if cancelled:
         raise asyncio.CancelledError
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """Running (not zombie) processes of group ``pgid``; empty where ``/proc`` is missing."""
+    proc_dir = "/proc"
+    if not os.path.isdir(proc_dir):
+        return []
+    members = []
+    for name in os.listdir(proc_dir):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"{proc_dir}/{name}/stat", "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            members.append(int(name))
+    return members
+
+
+async def _wait_group_dead(pgid: int, limit: float = 2.0) -> bool:
+    """After SIGKILL, wait (briefly, shielded from cancellation) until no member of the group still
+    runs, so a caller that returns from a kill never leaves part of the tree behind. Orphaned
+    members are reaped by init, not by us; a zombie counts as dead. Returns whether a cancellation
+    arrived meanwhile (the caller re-raises it)."""
+    cancelled = False
+    if sys.platform != "linux":
+        return cancelled
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while live_group_members(pgid) and loop.time() < deadline:
+        kill_group(pgid)
+        try:
+            await asyncio.sleep(0.01)
+        except asyncio.CancelledError:
+            cancelled = True
+    return cancelled

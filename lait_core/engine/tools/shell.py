@@ -18,6 +18,7 @@ A call (spec section 4):
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -174,6 +175,16 @@ class ShellToolSource(ToolSource):
             env, cwd = self._environment(tool, definition)
         except _RenderFailure as exc:
             return ToolResult(COMMAND_FAILED + str(exc), is_error=True)
+        if (
+            definition.env
+            and "/" not in argv[0]
+            and shutil.which(argv[0], path=(env or {}).get("PATH", "")) is None
+        ):
+            # With an env allowlist the command is looked up only on the allowlist's PATH (Python
+            # would otherwise fall back to a default search path).
+            return ToolResult(
+                f"{COMMAND_FAILED}failed to spawn '{argv[0]}': No such file or directory", is_error=True
+            )
         try:
             done = await run_process(
                 argv,
