@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 Message = dict[str, Any]
 JsonObject = dict[str, Any]
@@ -234,6 +234,16 @@ class LlmTimeoutError(LlmConnectionError):
 
 class LlmResponseError(LlmError):
     """The server answered, but not with something lait can use (not fallback-eligible)."""
+
+
+class Interrupted(EngineError):
+    """A typed interruption for callers that turn ``asyncio.CancelledError`` or a deadline into an
+    error: ``kind`` is ``"cancelled"`` (Ctrl-C, programmatic cancellation) or ``"timed_out"`` (a
+    ``timeout:`` deadline). The CLI exits 130 when SIGINT was seen, else 5."""
+
+    def __init__(self, kind: Literal["cancelled", "timed_out"], message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class ToolLoopError(EngineError):

@@ -199,7 +199,10 @@ async def test_stream_tool_call_fragments_merge_by_index(
 
 def test_assembler_last_id_and_name_win_and_indexes_sort() -> None:
     a = StreamAssembler("http://x")
-    chunk = lambda *frags: {"choices": [{"index": 0, "delta": {"tool_calls": list(frags)}}]}  # noqa: E731
+
+    def chunk(*frags: dict[str, Any]) -> dict[str, Any]:
+        return {"choices": [{"index": 0, "delta": {"tool_calls": list(frags)}}]}
+
     a.feed(chunk({"index": 1, "id": "b", "function": {"name": "second", "arguments": "{"}}))
     a.feed(chunk({"index": 0, "id": "a", "function": {"name": "first", "arguments": "["}}))
     a.feed(chunk({"index": 1, "id": "b2", "function": {"name": "second2", "arguments": "}"}}))
@@ -404,8 +407,10 @@ async def test_overrides_disable_fallback(
     llm_server.push(*[error(500)] * 4)
     second_server.push(text("never"))
     config = alias_config(llm_server, second_server)
-    kwargs = {"base_url_override": llm_server.url} if override == "base_url" else {"api_key_override": "k"}
-    model = resolve_model("smart", config, **kwargs)
+    if override == "base_url":
+        model = resolve_model("smart", config, base_url_override=llm_server.url)
+    else:
+        model = resolve_model("smart", config, api_key_override="k")
     assert not model.fallback_enabled
     with pytest.raises(LlmHttpError):
         await ModelCaller(model, client).complete(request())

@@ -101,7 +101,7 @@ async def test_one_tool_round_exact_bodies(llm_server: ScriptedOpenAIServer, cli
             },
         }
     ]
-    first = {
+    first: dict[str, Any] = {
         "model": "test-model",
         "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "do it"}],
         "stream": False,
