@@ -14,6 +14,7 @@ The editor implementation lives in ``lait_ls`` and maps the same calls onto ``la
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import threading
@@ -337,15 +338,19 @@ class TerminalInteraction:
             else:
                 future.set_result(value)  # type: ignore[arg-type]
 
+        def deliver(value: _T | None, error: BaseException | None) -> None:
+            if abandoned.is_set():
+                return
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                loop.call_soon_threadsafe(settle, value, error)
+
         def run() -> None:
             try:
                 value = fn(abandoned)
             except BaseException as exc:  # delivered to the awaiting coroutine
-                if not abandoned.is_set():
-                    loop.call_soon_threadsafe(settle, None, exc)
+                deliver(None, exc)
                 return
-            if not abandoned.is_set():
-                loop.call_soon_threadsafe(settle, value, None)
+            deliver(value, None)
 
         threading.Thread(target=run, name="lait-prompt", daemon=True).start()
         try:

@@ -127,13 +127,13 @@ async def run_process(
         )
     except OSError as exc:
         raise SpawnError(program, exc) from exc
-    if on_spawn is not None:
-        on_spawn(proc.pid)
     out = bytearray()
     err = bytearray()
     pumps: list[asyncio.Task[None]] = []
     finished = False
     try:
+        if on_spawn is not None:
+            on_spawn(proc.pid)
         if proc.stdin is not None:
             if stdin:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
