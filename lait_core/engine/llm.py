@@ -20,7 +20,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
@@ -29,6 +29,7 @@ from lait_core.engine.models import (
     ChatRequest,
     ChatResponse,
     ConfigurationError,
+    DeltaSink,
     LlmConnectionError,
     LlmError,
     LlmHttpError,
@@ -46,8 +47,6 @@ MAX_BODY = 64 * 1024 * 1024
 _DETAIL_LIMIT = 500
 
 _T = TypeVar("_T")
-DeltaKind = Literal["content", "reasoning"]
-DeltaSink = Callable[[DeltaKind, str], None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,11 +48,12 @@ from lait_core.engine.interaction import (
     ToolCallStarted,
     UsageReported,
 )
-from lait_core.engine.llm import DeltaKind, DeltaSink
 from lait_core.engine.models import (
     ChatRequest,
     ChatResponse,
     ConfigurationError,
+    DeltaKind,
+    DeltaSink,
     JsonObject,
     MaxToolRoundsExceeded,
     Message,

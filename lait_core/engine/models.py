@@ -15,12 +15,15 @@ Error classes follow how the CLI classifies failures (by type, never by message 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Message = dict[str, Any]
 JsonObject = dict[str, Any]
+DeltaKind = Literal["content", "reasoning"]
+DeltaSink = Callable[[DeltaKind, str], None]
+"""Receives streamed text as it arrives: ``("content", text)`` or ``("reasoning", text)``."""
 
 U64_MAX = 2**64 - 1
 
