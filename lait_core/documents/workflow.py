@@ -9,6 +9,7 @@ placement of `break`/`stop`/`ask`/`write`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -644,8 +645,28 @@ def check_syntax(doc: WorkflowDocument) -> None:
             )
 
 
+_RECENT: OrderedDict[str, WorkflowDocument] = OrderedDict()
+_RECENT_SIZE = 8
+
+
 def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
-    """Parse and validate a workflow file; never raises for bad input."""
+    """Parse and validate a workflow file; never raises for bad input.
+
+    The last few results are kept by text, so the linter, the outline and the navigation index of an
+    editor share one parse per document version (a parsed document is never mutated afterwards).
+    """
+    cached = _RECENT.get(text)
+    if cached is not None:
+        _RECENT.move_to_end(text)
+        return cached
+    doc = _parse_workflow(text, path)
+    _RECENT[text] = doc
+    if len(_RECENT) > _RECENT_SIZE:
+        _RECENT.popitem(last=False)
+    return doc
+
+
+def _parse_workflow(text: str, path: str) -> WorkflowDocument:
     source = SourceText(text, path)
     doc = WorkflowDocument(path, source)
     parsed = parse_yaml(text, path, source=source)
