@@ -56,6 +56,12 @@ def value_offsets(text: str, start: int, end: int, style: str, value: str) -> tu
 
     A character written as an escape (``\\u65e5``, ``\\t``) or a doubled quote (``''``) spans its
     whole source sequence."""
+    if style in ("", "'", '"'):
+        base = start if not style else start + 1
+        raw = text[base : base + len(value)]
+        if raw == value:  # single line, no escapes: the value is the source, character for character
+            offsets = list(range(base, base + len(value)))
+            return offsets, [o + 1 for o in offsets]
     if style in ("|", ">"):
         candidates: list[int] | range = _block_candidates(text, start, end)
     elif style in ("'", '"'):
