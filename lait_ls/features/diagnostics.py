@@ -110,6 +110,22 @@ def publish(ls: LaitServer, uri: str) -> None:
     )
 
 
+WARM_LIMIT_LINES = 5000
+"""Documents up to this size get their navigation index built right after their diagnostics, so the
+first hover or go-to-definition after an edit is answered from the cache."""
+
+
+def warm(ls: LaitServer, uri: str) -> None:
+    from lait_ls.features.definition import document_of, project_of
+
+    try:
+        doc = document_of(ls, uri)
+        if doc is not None and doc.text.count("\n") <= WARM_LIMIT_LINES:
+            project_of(ls).index(doc)
+    except Exception:  # only a cache warm-up: never let it disturb the server
+        log.debug("warming the index of %s failed", uri, exc_info=True)
+
+
 def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
     task = ls.pending.pop(uri, None)
     if task is not None:
@@ -122,6 +138,8 @@ def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
                 await asyncio.sleep(wait)
             if uri in ls.open_uris:
                 publish(ls, uri)
+                await asyncio.sleep(0)  # let waiting requests go first, then prepare for the next ones
+                warm(ls, uri)
         finally:
             if ls.pending.get(uri) is current:
                 ls.pending.pop(uri, None)
