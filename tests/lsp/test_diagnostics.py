@@ -55,3 +55,59 @@ async def test_other_yaml_gets_nothing(client: LanguageClient, tmp_path: Path) -
     uri = open_doc(client, other)
     diags = await diagnostics_for(client, uri)
     assert diags == []
+
+
+async def test_editing_the_config_rechecks_open_workflows(client: LanguageClient, tmp_path: Path) -> None:
+    config = tmp_path / "lait.config.yml"
+    config.write_text("mcp_servers:\n  web: {command: mcp-web}\n")
+    wf = tmp_path / "flow.yml"
+    wf.write_text("steps:\n  - prompt: list files\n    mcp: [fs]\n")
+    wf_uri = open_doc(client, wf)
+    diags = await diagnostics_for(client, wf_uri)
+    assert [d.code for d in diags] == ["LAIT501"]
+    config_uri = open_doc(client, config)
+    await diagnostics_for(client, config_uri)
+    client.diagnostics.pop(wf_uri, None)
+    # add the server in the editor buffer only (unsaved): the open workflow is checked again
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=config_uri, version=2),
+            content_changes=[
+                lsp.TextDocumentContentChangePartial(
+                    range=lsp.Range(
+                        start=lsp.Position(line=2, character=0), end=lsp.Position(line=2, character=0)
+                    ),
+                    text="  fs: {command: mcp-fs}\n",
+                )
+            ],
+        )
+    )
+    diags = await diagnostics_for(client, wf_uri)
+    assert [d.code for d in diags] == []
+
+
+async def test_saving_an_agent_rechecks_workflows_that_use_it(client: LanguageClient, tmp_path: Path) -> None:
+    (tmp_path / "lait.config.yml").write_text("mcp_servers:\n  fs: {command: mcp-fs}\n")
+    agent = tmp_path / "agents" / "helper.md"
+    agent.parent.mkdir()
+    agent.write_text("---\nmodel: m\ntemperature: 5\n---\nYou help.\n")
+    wf = tmp_path / "flow.yml"
+    wf.write_text("steps:\n  - agent: ./agents/helper.md\n")
+    wf_uri = open_doc(client, wf)
+    diags = await diagnostics_for(client, wf_uri)
+    assert [d.code for d in diags] == ["LAIT319"]
+    agent_uri = open_doc(client, agent)
+    await diagnostics_for(client, agent_uri)
+    client.diagnostics.pop(wf_uri, None)
+    agent.write_text("---\nmodel: m\ntemperature: 0.5\n---\nYou help.\n")
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=agent_uri, version=2),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=agent.read_text())],
+        )
+    )
+    client.text_document_did_save(
+        lsp.DidSaveTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=agent_uri))
+    )
+    diags = await diagnostics_for(client, wf_uri)
+    assert [d.code for d in diags] == []
