@@ -86,8 +86,11 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     _load_env(args)
     _register()
+    from lait_cli.chat import select_entry
+
+    entry = select_entry(app, args)  # a subcommand's app, or bare chat (`lait [OPTIONS] [PROMPT]`)
     try:
-        app(args=args, prog_name="lait")
+        entry(args=args, prog_name="lait")
     except KeyboardInterrupt:
         sys.stderr.write("lait: interrupted\n")
         raise SystemExit(130) from None

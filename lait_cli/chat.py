@@ -1,0 +1,832 @@
+"""`lait [OPTIONS] [PROMPT]`: single-shot chat (spec tools-mcp-cli 1.3).
+
+Dispatch (:func:`select_entry`): when the first positional argument is a subcommand name, the
+normal typer app runs (a chat option before the subcommand is a usage error); otherwise this
+module's command runs with the chat options flattened onto ``lait`` itself, so ``lait hello``,
+``lait --model m hello``, ``lait hello --model m``, ``echo hi | lait`` and ``lait -- lint`` (the
+prompt "lint") are chats.
+
+A chat run: read the prompt (PROMPT, ``-``, piped stdin), load the config, attach ``--file`` and
+``--image``, resolve the model and sampling, then run the engine's tool loop (the fast path when no
+tools are offered) under the Ctrl-C protocol and print the answer. Exit codes follow spec 1.6: 2
+usage, 3 config files, 4 model API errors, 5 interruptions without SIGINT, 130 after SIGINT, 1
+anything else, always reported as ``lait: <message>``.
+
+Top-level imports are typer and the standard library only; the engine (httpx) is imported when a
+chat actually runs, never for ``lait --version`` or ``lait lint``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from lait_cli.main import _version, fail
+
+if TYPE_CHECKING:
+    from lait_cli.terminal import ChatTerminal, Interrupts
+    from lait_core.documents.models import Config
+    from lait_core.engine.llm import ModelCaller
+    from lait_core.engine.loop import LoopOptions, LoopResult, Sender
+    from lait_core.engine.models import (
+        ChatRequest,
+        ChatResponse,
+        DeltaSink,
+        JsonObject,
+        Message,
+    )
+    from lait_core.engine.resolve import ResolvedModel
+
+# -- dispatch ------------------------------------------------------------------------------------
+GLOBAL_VALUE_OPTIONS = frozenset({"--config"})
+GLOBAL_FLAGS = frozenset(
+    {"--no-config", "--no-env", "--verbose", "--approve-tools", "--cache", "--no-cache", "--help"}
+)
+CHAT_VALUE_OPTIONS = frozenset(
+    {
+        "--model",
+        "--base-url",
+        "--api-key",
+        "--system",
+        "--system-file",
+        "--reasoning-effort",
+        "--temperature",
+        "--top-p",
+        "--max-tokens",
+        "--mcp",
+        "--subagent",
+        "--tool",
+        "--session",
+        "-o",
+        "--output",
+        "--json-schema",
+        "--schema-name",
+        "--file",
+        "--image",
+        "-p",
+        "--prompt-name",
+        "--var",
+    }
+)
+"""Every root option that takes a value (also those of chat features not offered yet): the scan
+for the first positional argument must skip their values."""
+VERSION_FLAGS = frozenset({"--version", "-V"})
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    positional: str | None
+    """The first positional argument (None: there is none)."""
+    after_dashdash: bool
+    """It came after a literal ``--`` (so it is a prompt, never a subcommand)."""
+    options: tuple[str, ...]
+    """The option names before it."""
+
+
+def scan_arguments(args: list[str]) -> Scan:
+    options: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest = args[i + 1 :]
+            return Scan(rest[0] if rest else None, True, tuple(options))
+        if arg == "-" or not arg.startswith("-"):
+            return Scan(arg, False, tuple(options))
+        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+        options.append(name)
+        takes_value = name in GLOBAL_VALUE_OPTIONS or name in CHAT_VALUE_OPTIONS
+        i += 2 if takes_value and "=" not in arg else 1
+    return Scan(None, False, tuple(options))
+
+
+def _is_global(option: str) -> bool:
+    return (
+        option in GLOBAL_FLAGS
+        or option in GLOBAL_VALUE_OPTIONS
+        or option in VERSION_FLAGS
+        or re.fullmatch(r"-v+", option) is not None
+    )
+
+
+def command_names(app: typer.Typer) -> dict[str, str]:
+    """The registered subcommands (name -> one-line help), hidden ones excluded."""
+    names: dict[str, str] = {}
+    for info in app.registered_commands:
+        if info.hidden:
+            continue
+        name = info.name or (info.callback.__name__.replace("_", "-") if info.callback else None)
+        if name:
+            names[name] = (info.help or "").strip().splitlines()[0] if info.help else ""
+    for group in app.registered_groups:
+        if group.hidden:
+            continue
+        name = group.name or (group.typer_instance.info.name if group.typer_instance else None)
+        if isinstance(name, str) and name:
+            text = group.help if isinstance(group.help, str) else ""
+            names[name] = text.strip().splitlines()[0] if text.strip() else ""
+    return names
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def select_entry(app: typer.Typer, args: list[str]) -> typer.Typer:
+    """The typer app that handles ``args``: ``app`` for subcommands and ``--version``, else chat.
+
+    Exits with 2 when a chat option precedes a subcommand (spec 1.1).
+    """
+    commands = command_names(app)
+    scan = scan_arguments(args)
+    if scan.positional is not None and not scan.after_dashdash and scan.positional in commands:
+        for option in scan.options:
+            if not _is_global(option):
+                sys.stderr.write(
+                    f"lait: the argument '{option}' cannot be used with subcommand '{scan.positional}'\n"
+                )
+                raise SystemExit(2)
+        return app
+    if scan.positional is None and not scan.after_dashdash:
+        if any(o in VERSION_FLAGS for o in scan.options):
+            return app
+        if not args and _stdin_is_tty():
+            return app  # the REPL is not available yet: show the commands
+    return chat_app(commands)
+
+
+def chat_app(commands: dict[str, str]) -> typer.Typer:
+    lines = ["\b", "Commands (lait COMMAND --help):"]
+    width = max((len(n) for n in commands), default=0)
+    lines.extend(f"  {name:<{width}}  {text}".rstrip() for name, text in commands.items())
+    chat_typer = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    chat_typer.command(name="lait", help=HELP, epilog="\n".join(lines))(chat)
+    return chat_typer
+
+
+HELP = (
+    "Send PROMPT to a model and print the answer (single-shot chat). PROMPT '-' reads stdin; "
+    "piped stdin is appended to PROMPT as context. Shell tools from the config's 'tools:' are "
+    "offered with --tool (default: default.tools)."
+)
+
+# -- options -------------------------------------------------------------------------------------
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+SCHEMA_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+DEFAULT_SCHEMA_NAME = "structured_output"
+U32_MAX = 2**32 - 1
+FILES_LIMIT = 10 * 1024 * 1024
+"""Combined size of the ``--file`` attachments."""
+
+
+def _effort(value: str | None) -> str | None:
+    if value is not None and value not in REASONING_EFFORTS:
+        raise typer.BadParameter(f"'{value}' is not one of {', '.join(REASONING_EFFORTS)}")
+    return value
+
+
+def _schema_name(value: str | None) -> str | None:
+    if value is not None and SCHEMA_NAME.fullmatch(value) is None:
+        raise typer.BadParameter(f"'{value}' must be 1-64 characters of [A-Za-z0-9_-]")
+    return value
+
+
+@dataclass(slots=True)
+class ChatOptions:
+    prompt: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    system: str | None = None
+    system_file: Path | None = None
+    show_reasoning: bool = False
+    show_usage: bool = False
+    reasoning_effort: str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    tools: list[str] = field(default_factory=list)
+    output: str | None = None
+    json: bool = False
+    render: bool = False
+    quiet: bool = False
+    stream: bool = False
+    json_schema: Path | None = None
+    schema_name: str | None = None
+    files: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    approve_tools: bool = False
+    config: Path | None = None
+    no_config: bool = False
+    verbose: int = 0
+
+    @property
+    def output_file(self) -> Path | None:
+        """``-o PATH`` (``-o -`` is stdout, so None)."""
+        return Path(self.output) if self.output not in (None, "-") else None
+
+
+def chat(
+    prompt: Annotated[
+        str | None,
+        typer.Argument(metavar="PROMPT", help="The user message; '-' reads stdin.", show_default=False),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            envvar="LLM_MODEL",
+            metavar="NAME",
+            help="A model alias from 'models:' or a raw model id.",
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            envvar="OPENAI_BASE_URL",
+            metavar="URL",
+            help="OpenAI-compatible base URL (pins it).",
+        ),
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option("--api-key", envvar="OPENAI_API_KEY", metavar="KEY", help="API key (pins it)."),
+    ] = None,
+    system: Annotated[str | None, typer.Option("--system", metavar="TEXT", help="System prompt.")] = None,
+    system_file: Annotated[
+        Path | None, typer.Option("--system-file", metavar="FILE", help="Read the system prompt from a file.")
+    ] = None,
+    show_reasoning: Annotated[
+        bool, typer.Option("--show-reasoning", help="Show the model's reasoning before the answer.")
+    ] = False,
+    show_usage: Annotated[bool, typer.Option("--show-usage", help="Print token usage to stderr.")] = False,
+    reasoning_effort: Annotated[
+        str | None,
+        typer.Option(
+            "--reasoning-effort",
+            envvar="LLM_REASONING_EFFORT",
+            metavar="EFFORT",
+            callback=_effort,
+            help="none, minimal, low, medium, high or xhigh.",
+        ),
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", envvar="LLM_TEMPERATURE", min=0.0, max=2.0, metavar="F")
+    ] = None,
+    top_p: Annotated[
+        float | None, typer.Option("--top-p", envvar="LLM_TOP_P", min=0.0, max=1.0, metavar="F")
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens",
+            envvar="LLM_MAX_TOKENS",
+            metavar="N",
+            min=1,
+            max=U32_MAX,
+            help="Sent as max_completion_tokens.",
+        ),
+    ] = None,
+    tool: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tool",
+            metavar="NAME",
+            help="A 'tools:' shell tool to offer (repeatable; replaces default.tools).",
+        ),
+    ] = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", metavar="PATH", help="Write the answer to a file ('-': stdout)."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help='Print {"content","reasoning","usage"}.')] = False,
+    render: Annotated[bool, typer.Option("--render", help="Render the answer as terminal Markdown.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Print only the answer.")] = False,
+    stream: Annotated[bool, typer.Option("--stream", help="Stream the answer as it arrives.")] = False,
+    json_schema: Annotated[
+        Path | None,
+        typer.Option("--json-schema", metavar="FILE", help="Structured Outputs: a JSON Schema file."),
+    ] = None,
+    schema_name: Annotated[
+        str | None,
+        typer.Option(
+            "--schema-name", callback=_schema_name, metavar="NAME", help="Default structured_output."
+        ),
+    ] = None,
+    file: Annotated[
+        list[str] | None,
+        typer.Option("--file", metavar="PATH", help="Attach a file to the prompt (repeatable)."),
+    ] = None,
+    image: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--image", metavar="PATH_OR_URL", help="Attach an image file or http(s) URL (repeatable)."
+        ),
+    ] = None,
+    approve_tools: Annotated[
+        bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
+    ] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
+    ] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
+    no_env: Annotated[bool, typer.Option("--no-env", help="Do not read ./.env.")] = False,
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose", "-v", count=True, show_default=False, help="Debug output on stderr (-vv: bodies)."
+        ),
+    ] = 0,
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    options = ChatOptions(
+        prompt=prompt,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        system=system,
+        system_file=system_file,
+        show_reasoning=show_reasoning,
+        show_usage=show_usage,
+        reasoning_effort=reasoning_effort,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        tools=list(tool or []),
+        output=output,
+        json=json_out,
+        render=render,
+        quiet=quiet,
+        stream=stream,
+        json_schema=json_schema,
+        schema_name=schema_name,
+        files=list(file or []),
+        images=list(image or []),
+        approve_tools=approve_tools,
+        config=config,
+        no_config=no_config,
+        verbose=verbose,
+    )
+    code = execute(options)
+    from lait_cli.terminal import exit_now, prompt_threads_alive
+
+    if prompt_threads_alive():
+        exit_now(code)  # an abandoned approval prompt still blocks in a read of stdin
+    raise typer.Exit(code)
+
+
+# -- the run -------------------------------------------------------------------------------------
+def _usage_error(message: str) -> NoReturn:
+    raise fail(message, 2)
+
+
+def check_usage(o: ChatOptions) -> None:
+    if o.config is not None and o.no_config:
+        _usage_error("--config and --no-config cannot be used together")
+    if o.system is not None and o.system_file is not None:
+        _usage_error("--system and --system-file cannot be used together")
+    if o.json and o.stream:
+        _usage_error("--json and --stream cannot be used together")
+    if o.schema_name is not None and o.json_schema is None:
+        _usage_error("--schema-name requires --json-schema")
+
+
+def read_prompt(prompt: str | None) -> str:
+    """The prompt text after the stdin rules: ``-`` reads stdin; piped stdin is read too (appended
+    after PROMPT as ``"{PROMPT}\\n\\n{piped}"``); whitespace-only piped text counts as absent and
+    trailing ``\\r``/``\\n`` are stripped."""
+    piped: str | None = None
+    if prompt == "-" or not _stdin_is_tty():
+        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise fail("standard input is not UTF-8 text", 1) from None
+        text = text.removeprefix("\ufeff").rstrip("\r\n")
+        if text.strip():
+            piped = text
+    if prompt == "-":
+        if piped is None:
+            _usage_error("a PROMPT is required; provide one or pipe input via stdin (stdin was empty)")
+        return piped
+    if prompt is not None:
+        return prompt if piped is None else f"{prompt}\n\n{piped}"
+    if piped is not None:
+        return piped
+    if _stdin_is_tty():
+        _usage_error(
+            "a PROMPT is required; provide one or pipe input via stdin (the interactive REPL is not "
+            "available in this version)"
+        )
+    _usage_error("a PROMPT is required; provide one or pipe input via stdin (stdin was empty)")
+
+
+def load_chat_config(o: ChatOptions) -> Config:
+    from lait_core.documents.config import ConfigError, ConfigMode, load_config
+
+    if o.config is not None and not o.config.is_file():
+        raise fail(f"failed to read YAML configuration file '{o.config}': no such file", 3)
+    mode = ConfigMode.DISABLED if o.no_config else ConfigMode.EXPLICIT if o.config else ConfigMode.SEARCH
+    try:
+        loaded = load_config(mode, explicit=o.config)
+    except ConfigError as exc:
+        raise fail(str(exc), 3) from None
+    if any(doc.model is None for doc in loaded.documents):
+        for d in loaded.diagnostics:
+            start = d.range.start
+            sys.stderr.write(f"lait: {d.path}:{start.line + 1}:{start.character + 1}: {d.message}\n")
+        raise typer.Exit(3)
+    return loaded.config
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    from lait_core.source.files import MAX_FILE_BYTES
+
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise fail(f"cannot read {what} '{path}': {exc.strerror or exc}", 1) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise fail(f"{what} '{path}' is larger than 16 MiB", 1)
+    return data
+
+
+def _read_text(path: Path, what: str) -> str:
+    from lait_core.source.files import decode
+
+    loaded = decode(_read_bytes(path, what))
+    if loaded.text is None:
+        assert loaded.problem is not None
+        raise fail(f"cannot read {what} '{path}': {loaded.problem.message}", 1)
+    return loaded.text
+
+
+def fenced(path: str, content: str) -> str:
+    """``{fence}{path}\\n{content}\\n{fence}``; the fence is one backtick longer than the longest
+    run of backticks in the content, and at least three."""
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    fence = "`" * (max(longest, 2) + 1)
+    return f"{fence}{path}\n{content}\n{fence}"
+
+
+_IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+_IMAGE_EXTENSIONS = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
+
+
+def image_mime(data: bytes, path: str) -> str | None:
+    for magic, mime in _IMAGE_MAGIC:
+        if data.startswith(magic):
+            return mime
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return _IMAGE_EXTENSIONS.get(Path(path).suffix.lower())
+
+
+def _data_url(mime: str, data: bytes) -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def user_content(text: str, files: list[str], images: list[str]) -> str | list[JsonObject]:
+    """The user message content: the prompt with ``--file`` blocks appended, as a plain string, or
+    as content parts (text, then images, then PDFs) when media is attached."""
+    blocks: list[str] = []
+    pdfs: list[JsonObject] = []
+    total = 0
+    for name in files:
+        data = _read_bytes(Path(name), "--file")
+        total += len(data)
+        if total > FILES_LIMIT:
+            raise fail("the files attached with --file are larger than 10 MiB together", 1)
+        if data.startswith(b"%PDF-"):
+            pdfs.append(
+                {
+                    "type": "file",
+                    "file": {"filename": Path(name).name, "file_data": _data_url("application/pdf", data)},
+                }
+            )
+        else:
+            blocks.append(fenced(name, _read_text(Path(name), "--file")))
+    if blocks:
+        text = f"{text}\n\n" + "\n\n".join(blocks)
+    image_parts: list[JsonObject] = []
+    for ref in images:
+        if ref.startswith(("http://", "https://")):
+            url = ref
+        else:
+            data = _read_bytes(Path(ref), "--image")
+            mime = image_mime(data, ref)
+            if mime is None:
+                raise fail(f"cannot tell the image type of '{ref}'; expected PNG, JPEG, GIF or WebP", 1)
+            url = _data_url(mime, data)
+        image_parts.append({"type": "image_url", "image_url": {"url": url}})
+    if not image_parts and not pdfs:
+        return text
+    return [{"type": "text", "text": text}, *image_parts, *pdfs]
+
+
+def system_prompt(o: ChatOptions, config: Config) -> str | None:
+    if o.system is not None:
+        return o.system
+    if o.system_file is not None:
+        return _read_text(o.system_file, "--system-file")
+    return config.default.system
+
+
+def response_format(o: ChatOptions) -> JsonObject | None:
+    if o.json_schema is None:
+        return None
+    from lait_core.engine.models import json_schema_format
+
+    text = _read_text(o.json_schema, "--json-schema")
+    try:
+        schema = json.loads(text)
+    except ValueError as exc:
+        raise fail(f"--json-schema '{o.json_schema}' is not valid JSON: {exc}", 1) from None
+    if not isinstance(schema, dict):
+        raise fail(f"--json-schema '{o.json_schema}' must hold a JSON object (a JSON Schema)", 1)
+    return json_schema_format(schema, o.schema_name or DEFAULT_SCHEMA_NAME)
+
+
+@dataclass(slots=True)
+class Plan:
+    """Everything one chat run needs, resolved before any request is sent."""
+
+    config: Config
+    model: ResolvedModel
+    messages: list[Message]
+    tools: list[str]
+    options: LoopOptions
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
+
+
+def make_plan(o: ChatOptions, config: Config, prompt: str) -> Plan:
+    """Resolve the model, sampling, tools and messages (ConfigurationError on bad values)."""
+    from lait_core.engine.loop import DEFAULT_MAX_TOOL_ROUNDS, LoopOptions
+    from lait_core.engine.models import Sampling, system_message, user_message
+    from lait_core.engine.policy import Policy
+    from lait_core.engine.resolve import check_request_ranges, resolve_model, resolve_sampling
+
+    d = config.default
+    name = o.model or d.model
+    if not name:
+        raise fail(
+            "no model given; pass --model NAME, set LLM_MODEL, or set 'default.model' in lait.config.yml", 1
+        )
+    resolved = resolve_model(name, config, base_url_override=o.base_url, api_key_override=o.api_key)
+    sampling = resolve_sampling(
+        Sampling(o.reasoning_effort, o.temperature, o.top_p, o.max_tokens), model=resolved, config_default=d
+    )
+    max_rounds = d.max_tool_rounds if d.max_tool_rounds is not None else DEFAULT_MAX_TOOL_ROUNDS
+    check_request_ranges(resolved.model_id, sampling, max_rounds)
+    for key, what in (("mcp", "MCP servers"), ("subagents", "subagents"), ("skills", "skills")):
+        if getattr(d, key):
+            _warn(f"'default.{key}' in lait.config.yml is ignored: chat cannot use {what} yet")
+    messages: list[Message] = []
+    system = system_prompt(o, config)
+    if system is not None:
+        messages.append(system_message(system))
+    messages.append(user_message(user_content(prompt, o.files, o.images)))
+    show_usage = o.show_usage and not o.quiet
+    options = LoopOptions(
+        max_tool_rounds=max_rounds,
+        response_format=response_format(o),
+        sampling=sampling,
+        stream=o.stream,
+        include_usage=show_usage,
+        approve_tools=o.approve_tools,
+        policy=Policy.from_config(config.tool_policy),
+        compaction=d.compaction,
+    )
+    tools = list(o.tools) or list(d.tools or [])
+    return Plan(config, resolved, messages, tools, options)
+
+
+def _describe(plan: Plan, terminal: ChatTerminal) -> None:
+    """The ``-v`` lines: model, endpoint, key source (never the key), sampling, tools."""
+    if terminal.verbosity < 1:
+        return
+    m = plan.model
+    endpoint = m.endpoints[0]
+    try:
+        base_url = endpoint.base_url()
+    except Exception as exc:  # reported properly when the request is made
+        base_url = f"<{exc}>"
+    alias = f" (alias '{m.alias}')" if m.alias else ""
+    terminal.debug(f"model: {m.model_id}{alias} at {base_url}; api key: {endpoint.key.log_kind}")
+    if len(m.endpoints) > 1:
+        terminal.debug(f"fallbacks: {', '.join(e.model_id for e in m.endpoints[1:])}")
+    s = plan.options.sampling
+    terminal.debug(
+        f"sampling: reasoning_effort={s.reasoning_effort} temperature={s.temperature} top_p={s.top_p} "
+        f"max_tokens={s.max_tokens}"
+    )
+    if plan.tools:
+        terminal.debug(f"tools: {', '.join(plan.tools)} (max_tool_rounds {plan.options.max_tool_rounds})")
+
+
+class TracingSender:
+    """``-vv``: every request body and response on stderr, around the real sender."""
+
+    def __init__(self, inner: ModelCaller, terminal: ChatTerminal) -> None:
+        self.inner = inner
+        self.terminal = terminal
+
+    def _request(self, request: ChatRequest) -> None:
+        body = request.body(self.inner.model.model_id)
+        self.terminal.debug("request: " + json.dumps(body, ensure_ascii=False))
+
+    def _response(self, response: ChatResponse) -> None:
+        shown = {
+            "content": response.content,
+            "reasoning": response.reasoning,
+            "tool_calls": [c.wire() for c in response.tool_calls],
+            "usage": response.usage.as_dict() if response.usage else None,
+            "model": response.model,
+        }
+        self.terminal.debug("response: " + json.dumps(shown, ensure_ascii=False))
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        self._request(request)
+        response = await self.inner.complete(request)
+        self._response(response)
+        return response
+
+    async def stream(self, request: ChatRequest, on_delta: DeltaSink | None = None) -> ChatResponse:
+        self._request(request)
+        response = await self.inner.stream(request, on_delta)
+        self._response(response)
+        return response
+
+
+async def converse(plan: Plan, terminal: ChatTerminal, interrupts: Interrupts) -> LoopResult:
+    """Run the tool loop once against the plan's model; tool sources are closed in every case."""
+    from lait_core.engine.llm import ChatClient, ModelCaller
+    from lait_core.engine.loop import run_tool_loop
+    from lait_core.engine.resolve import resolve_model
+    from lait_core.engine.tools.base import ToolSet, ToolSource
+    from lait_core.engine.tools.shell import ShellToolSource
+
+    sources: list[ToolSource] = []
+    if plan.tools:
+        sources.append(ShellToolSource(plan.tools, plan.config.tools, on_spawn=interrupts.on_spawn))
+    async with ChatClient() as client:
+        caller = ModelCaller(plan.model, client, interaction=terminal)
+        sender: Sender = TracingSender(caller, terminal) if terminal.verbosity >= 2 else caller
+        compaction = plan.options.compaction
+        if compaction is not None and compaction.model:
+            summarizer = resolve_model(compaction.model, plan.config)
+            plan.options.compaction_sender = ModelCaller(summarizer, client, interaction=terminal)
+        toolset: ToolSet | None = None
+        try:
+            toolset = await ToolSet.assemble(sources)
+            return await run_tool_loop(sender, plan.messages, toolset, terminal, plan.options)
+        finally:
+            if toolset is not None:
+                await toolset.aclose()
+            else:
+                for source in sources:
+                    await source.aclose()
+
+
+def classify(exc: BaseException, sigint: bool) -> tuple[int, str]:
+    """Exit code and message of a failed run, by error type (spec 1.6)."""
+    import asyncio
+
+    from lait_core.engine.models import EngineError, Interrupted, LlmError
+
+    if sigint:
+        return 130, "interrupted"
+    if isinstance(exc, LlmError):
+        return 4, str(exc)
+    if isinstance(exc, Interrupted):
+        return 5, str(exc)
+    if isinstance(exc, asyncio.CancelledError):
+        return 5, "cancelled"
+    if isinstance(exc, EngineError):
+        return 1, str(exc)
+    if isinstance(exc, OSError):
+        return 1, f"{exc.strerror or exc}" + (f": '{exc.filename}'" if exc.filename else "")
+    raise exc
+
+
+def _write_output(o: ChatOptions, text: str) -> None:
+    path = o.output_file
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        path.write_text(text, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise fail(f"cannot write '{path}': {exc.strerror or exc}", 1) from None
+
+
+def _render_markdown(text: str) -> None:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
+
+
+def _usage_line(plan: Plan, result: LoopResult) -> str:
+    u = result.usage
+    line = f"usage: prompt={u.prompt_tokens} completion={u.completion_tokens} total={u.total_tokens}"
+    pricing = plan.model.primary.pricing if plan.model.primary is not None else None
+    if pricing is not None:
+        cost = (u.prompt_tokens * pricing.input_per_1m + u.completion_tokens * pricing.output_per_1m) / 1e6
+        line += f" cost=${cost:.6f}"
+    return line
+
+
+def present(o: ChatOptions, plan: Plan, result: LoopResult, terminal: ChatTerminal, render: bool) -> None:
+    """Print (or write) the answer of a successful run."""
+    response = result.response
+    content = response.content or ""
+    reasoning = response.reasoning
+    if o.json:
+        usage = result.usage.as_dict() if terminal.usage_seen else None
+        payload = {"content": content, "reasoning": reasoning, "usage": usage}
+        _write_output(o, json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    elif not o.stream:
+        if o.show_reasoning and not o.quiet and reasoning:
+            if o.output_file is not None:
+                sys.stderr.write(f"Reasoning:\n{reasoning}\n")
+            else:
+                sys.stdout.write(f"Reasoning:\n{reasoning}\n\n")
+        if render and o.output_file is None and sys.stdout.isatty():
+            _render_markdown(content)
+        else:
+            _write_output(o, content + "\n")
+    if o.show_usage and not o.quiet:
+        sys.stderr.write(_usage_line(plan, result) + "\n")
+
+
+def execute(o: ChatOptions) -> int:
+    """One chat; returns the exit code (usage and config errors exit through :func:`fail`)."""
+    check_usage(o)
+    prompt = read_prompt(o.prompt)
+    config = load_chat_config(o)
+
+    from lait_cli.terminal import ChatTerminal, Interrupts, LazyFile, run_interruptible
+    from lait_core.engine.models import EngineError
+
+    try:
+        plan = make_plan(o, config, prompt)
+    except EngineError as exc:
+        raise fail(str(exc), 1) from None
+    sink = LazyFile(o.output_file) if o.stream and o.output_file is not None else None
+    terminal = ChatTerminal(
+        quiet=o.quiet,
+        verbosity=o.verbose,
+        stdout=sink if sink is not None else sys.stdout,
+        show_reasoning=o.show_reasoning and not o.quiet,
+        reasoning_to_stderr=o.output_file is not None,
+    )
+    _describe(plan, terminal)
+    interrupts = Interrupts()
+    try:
+        result = run_interruptible(converse(plan, terminal, interrupts), interrupts)
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise
+        code, message = classify(exc, interrupts.sigint > 0)
+        sys.stderr.write(f"lait: {message}\n")
+        return code
+    finally:
+        if sink is not None:
+            sink.close()
+    if interrupts.sigint:
+        sys.stderr.write("lait: interrupted\n")
+        return 130
+    render = o.render or bool(config.default.render)
+    present(o, plan, result, terminal, render and not o.json and not o.stream)
+    return 0
