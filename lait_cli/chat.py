@@ -384,8 +384,11 @@ def chat(
     code = execute(options)
     from lait_cli.terminal import exit_now, prompt_threads_alive
 
-    if prompt_threads_alive():
-        exit_now(code)  # an abandoned approval prompt still blocks in a read of stdin
+    if code == 130 or prompt_threads_alive():
+        # after Ctrl-C, skip the interpreter's shutdown (a second Ctrl-C there would kill the process
+        # by the signal instead of exiting 130); an abandoned prompt thread may still block in a
+        # read of stdin, holding a lock the shutdown would wait for
+        exit_now(code)
     raise typer.Exit(code)
 
 

@@ -177,6 +177,10 @@ def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> 
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
+            if interrupts.sigint:
+                # the run is over, but the process is not: a further Ctrl-C while it winds down
+                # (printing, interpreter shutdown) is still the second one
+                signal.signal(signal.SIGINT, lambda _sig, _frame: on_sigint())
         try:
             _cancel_leftovers(loop)
             loop.run_until_complete(loop.shutdown_asyncgens())
