@@ -489,7 +489,7 @@ def test_strict_does_not_fail_a_clean_project(lait: Lait) -> None:
         (["lint", "--config", "lait.config.yml", "--no-config", "."], "cannot be used together"),
         (["--config", "lait.config.yml", "--no-config", "lint", "."], "cannot be used together"),
         (["lint", "--no-such-option", "."], "No such option"),
-        (["no-such-command"], "No such command"),
+        # `lait WORD` is a chat prompt (bare chat), not an unknown command
         (["schema", "nope"], "unknown schema kind 'nope'"),
         (["rule", "NOPE"], "no rule 'NOPE'"),
     ],
