@@ -25,6 +25,8 @@ app = typer.Typer(
 class Globals:
     config: Path | None = None
     no_config: bool = False
+    verbose: int = 0
+    approve_tools: bool = False
 
 
 GLOBALS = Globals()
@@ -50,11 +52,19 @@ def root(
     config: Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
     no_env: Annotated[bool, typer.Option("--no-env", help="Do not read ./.env.")] = False,
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, show_default=False, help="Debug output on stderr.")
+    ] = 0,
+    approve_tools: Annotated[
+        bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
+    ] = False,
 ) -> None:
     if config is not None and no_config:
         raise fail("--config and --no-config cannot be used together", 2)
     GLOBALS.config = config
     GLOBALS.no_config = no_config
+    GLOBALS.verbose = verbose
+    GLOBALS.approve_tools = approve_tools
 
 
 def _register() -> None:

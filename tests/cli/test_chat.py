@@ -232,6 +232,74 @@ def test_json_prints_content_reasoning_and_usage(chat: Lait, server: ScriptedOpe
     }
 
 
+def test_show_reasoning_without_stream(chat: Lait, server: ScriptedOpenAIServer) -> None:
+    server.push(
+        {"message": {"content": "answer", "reasoning": "because"}},
+        {"message": {"content": "a2", "reasoning": "r2"}},
+    )
+    run = chat("--base-url", server.url, "--model", "m", "--show-reasoning", "q")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "Reasoning:\nbecause\n\nanswer\n", "")
+    to_file = chat("--base-url", server.url, "--model", "m", "--show-reasoning", "-o", "a.txt", "q")
+    assert (to_file.returncode, to_file.stdout, to_file.stderr) == (0, "", "Reasoning:\nr2\n")
+    assert (chat.cwd / "a.txt").read_text() == "a2\n"
+
+
+def test_render_draws_markdown_only_on_a_terminal(chat: Lait, server: ScriptedOpenAIServer) -> None:
+    markdown = "# Title\n\n* **bold** item\n"
+    server.push(text(markdown), text(markdown))
+    piped = chat("--base-url", server.url, "--model", "m", "--render", "q")
+    assert piped.stdout == markdown + "\n"  # not a terminal: the raw text
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "--base-url", server.url, "--model", "m", "--render", "q"],
+        cwd=chat.cwd,
+        env={**chat.env, "COLUMNS": "40", "TERM": "dumb"},
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+    )
+    os.close(slave)
+    shown = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: every writer is gone
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    rendered = shown.decode()
+    assert "Title" in rendered and "bold item" in rendered
+    assert "# Title" not in rendered and "**" not in rendered
+
+
+def test_verbose_shows_resolution_and_bodies_but_never_the_key(
+    chat: Lait, server: ScriptedOpenAIServer
+) -> None:
+    server.push(text("a"), text("b"))
+    args = ("--base-url", server.url, "--api-key", "sk-very-secret", "--model", "m", "--temperature", "0.5")
+    one = chat(*args, "-v", "q")
+    assert one.returncode == 0
+    assert one.stderr.splitlines() == [
+        f"debug: model: m at {server.url}; api key: literal",
+        "debug: sampling: reasoning_effort=None temperature=0.5 top_p=None max_tokens=None",
+    ]
+    two = chat(*args, "-vv", "q")
+    lines = two.stderr.splitlines()
+    body = {"model": "m", "messages": [user("q")], "stream": False, "temperature": 0.5}
+    assert lines[2] == "debug: request: " + json.dumps(body)
+    assert lines[3].startswith('debug: response: {"content": "b"')
+    assert "sk-very-secret" not in one.stderr + two.stderr
+    assert server.requests[0].headers["authorization"] == "Bearer sk-very-secret"
+
+
 def test_json_schema_sets_response_format(chat: Lait, server: ScriptedOpenAIServer) -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     chat.write("schema.json", json.dumps(schema))
@@ -400,6 +468,10 @@ def test_unreachable_server_exits_4(chat: Lait) -> None:
             ["--model", "m", "lint", "."],
             "lait: the argument '--model' cannot be used with subcommand 'lint'\n",
         ),
+        (
+            ["--stream", "schema", "config"],
+            "lait: the argument '--stream' cannot be used with subcommand 'schema'\n",
+        ),
     ],
 )
 def test_usage_errors_exit_2(chat: Lait, args: list[str], message: str) -> None:
@@ -468,6 +540,8 @@ def test_subcommands_keep_working(chat: Lait) -> None:
     lint = chat("--no-config", "lint", "wf.yml")
     assert lint.returncode == 3 and lint.stdout.startswith("wf.yml:")
     assert chat("schema", "config").stdout.startswith("{")
+    globals_first = chat("-vv", "--approve-tools", "--no-config", "lint", "wf.yml")  # globals before it
+    assert (globals_first.returncode, globals_first.stdout) == (3, lint.stdout)
     version = chat("--version")
     assert (version.returncode, version.stdout.startswith("lait ")) == (0, True)
     help_text = chat("--help")
