@@ -122,6 +122,28 @@ def test_model_alias_sampling_and_system_come_from_the_config(
     assert [r.headers["authorization"] for r in server.requests] == ["Bearer sk-from-config"] * 2
 
 
+def test_show_usage_sums_every_request_and_prices_it(chat: Lait, server: ScriptedOpenAIServer) -> None:
+    chat.write(
+        "lait.config.yml",
+        textwrap.dedent(
+            f"""\
+            tools:
+              ok: {{command: [echo, ok]}}
+            models:
+              priced:
+                - provider: {{base_url: "{server.url}"}}
+                  model_id: p
+                  pricing: {{input_per_1m: 2.0, output_per_1m: 10.0}}
+            """
+        ),
+    )
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
+    server.push({**tool_calls(call("tool__ok")), "usage": usage}, {**text("priced answer"), "usage": usage})
+    run = chat("--model", "priced", "--tool", "ok", "--show-usage", "q")
+    assert (run.returncode, run.stdout) == (0, "priced answer\n")
+    assert run.stderr == "usage: prompt=2000 completion=200 total=2200 cost=$0.006000\n"
+
+
 def test_env_vars_stand_in_for_the_flags_and_flags_win(chat: Lait, server: ScriptedOpenAIServer) -> None:
     chat.env.update(
         {
