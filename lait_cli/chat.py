@@ -18,7 +18,6 @@ chat actually runs, never for ``lait --version`` or ``lait lint``.
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import sys
@@ -185,7 +184,6 @@ REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 SCHEMA_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DEFAULT_SCHEMA_NAME = "structured_output"
 U32_MAX = 2**32 - 1
-FILES_LIMIT = 10 * 1024 * 1024
 """Combined size of the ``--file`` attachments."""
 
 
@@ -456,101 +454,23 @@ def load_chat_config(o: ChatOptions) -> Config:
     return loaded.config
 
 
-def _read_bytes(path: Path, what: str) -> bytes:
-    from lait_core.source.files import MAX_FILE_BYTES
+def _read_text(path: Path, what: str) -> str:
+    from lait_core.engine.attachments import AttachmentError, read_text
 
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise fail(f"cannot read {what} '{path}': {exc.strerror or exc}", 1) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise fail(f"{what} '{path}' is larger than 16 MiB", 1)
-    return data
-
-
-def _read_text(path: Path, what: str) -> str:
-    from lait_core.source.files import decode
-
-    loaded = decode(_read_bytes(path, what))
-    if loaded.text is None:
-        assert loaded.problem is not None
-        raise fail(f"cannot read {what} '{path}': {loaded.problem.message}", 1)
-    return loaded.text
-
-
-def fenced(path: str, content: str) -> str:
-    """``{fence}{path}\\n{content}\\n{fence}``; the fence is one backtick longer than the longest
-    run of backticks in the content, and at least three."""
-    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
-    fence = "`" * (max(longest, 2) + 1)
-    return f"{fence}{path}\n{content}\n{fence}"
-
-
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-_IMAGE_EXTENSIONS = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-}
-
-
-def image_mime(data: bytes, path: str) -> str | None:
-    for magic, mime in _IMAGE_MAGIC:
-        if data.startswith(magic):
-            return mime
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return _IMAGE_EXTENSIONS.get(Path(path).suffix.lower())
-
-
-def _data_url(mime: str, data: bytes) -> str:
-    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        return read_text(path, what)
+    except AttachmentError as exc:
+        raise fail(str(exc), 1) from None
 
 
 def user_content(text: str, files: list[str], images: list[str]) -> str | list[JsonObject]:
-    """The user message content: the prompt with ``--file`` blocks appended, as a plain string, or
-    as content parts (text, then images, then PDFs) when media is attached."""
-    blocks: list[str] = []
-    pdfs: list[JsonObject] = []
-    total = 0
-    for name in files:
-        data = _read_bytes(Path(name), "--file")
-        total += len(data)
-        if total > FILES_LIMIT:
-            raise fail("the files attached with --file are larger than 10 MiB together", 1)
-        if data.startswith(b"%PDF-"):
-            pdfs.append(
-                {
-                    "type": "file",
-                    "file": {"filename": Path(name).name, "file_data": _data_url("application/pdf", data)},
-                }
-            )
-        else:
-            blocks.append(fenced(name, _read_text(Path(name), "--file")))
-    if blocks:
-        text = f"{text}\n\n" + "\n\n".join(blocks)
-    image_parts: list[JsonObject] = []
-    for ref in images:
-        if ref.startswith(("http://", "https://")):
-            url = ref
-        else:
-            data = _read_bytes(Path(ref), "--image")
-            mime = image_mime(data, ref)
-            if mime is None:
-                raise fail(f"cannot tell the image type of '{ref}'; expected PNG, JPEG, GIF or WebP", 1)
-            url = _data_url(mime, data)
-        image_parts.append({"type": "image_url", "image_url": {"url": url}})
-    if not image_parts and not pdfs:
-        return text
-    return [{"type": "text", "text": text}, *image_parts, *pdfs]
+    from lait_core.engine.attachments import AttachmentError
+    from lait_core.engine.attachments import user_content as build
+
+    try:
+        return build(text, files, images, file_flag="--file", image_flag="--image")
+    except AttachmentError as exc:
+        raise fail(str(exc), 1) from None
 
 
 def system_prompt(o: ChatOptions, config: Config) -> str | None:
