@@ -184,7 +184,6 @@ REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 SCHEMA_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DEFAULT_SCHEMA_NAME = "structured_output"
 U32_MAX = 2**32 - 1
-"""Combined size of the ``--file`` attachments."""
 
 
 def _effort(value: str | None) -> str | None:
