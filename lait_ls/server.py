@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -22,6 +23,17 @@ from lait_ls.documents import Overlay, agent_references, lait_kind
 log = logging.getLogger("lait-ls")
 
 DEFAULT_DEBOUNCE = 0.15
+
+
+def _always_utf16(cls: object, client_capabilities: lsp.ClientCapabilities) -> lsp.PositionEncodingKind:
+    """lait-ls always negotiates UTF-16 positions (LSP's default, which every client must support).
+
+    pygls would pick the client's first preference (utf-8 for Neovim 0.11, utf-32 for Emacs), while
+    every conversion in ``lait_ls.convert`` produces UTF-16 columns."""
+    return lsp.PositionEncodingKind.Utf16
+
+
+ServerCapabilitiesBuilder.choose_position_encoding = classmethod(_always_utf16)  # type: ignore[method-assign,assignment]
 
 
 class LaitServer(LanguageServer):

@@ -8,6 +8,7 @@ units with :class:`LineIndex`.
 from __future__ import annotations
 
 import bisect
+import re
 from typing import NamedTuple
 
 
@@ -40,6 +41,7 @@ class Range(NamedTuple):
 
 
 ZERO = Range.at(0, 0)
+_BREAK = re.compile(r"\r\n?|\n")
 
 
 class LineIndex:
@@ -50,11 +52,14 @@ class LineIndex:
     def __init__(self, text: str) -> None:
         self.text = text
         starts = [0]
-        find = text.find
-        i = find("\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = find("\n", i + 1)
+        if "\r" in text:  # a lone \r ends a line too (YAML and LSP agree)
+            starts.extend(m.end() for m in _BREAK.finditer(text))
+        else:
+            find = text.find
+            i = find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
         self._starts = starts
 
     @property
@@ -65,9 +70,11 @@ class LineIndex:
         return self._starts[min(max(line, 0), len(self._starts) - 1)]
 
     def line_text(self, line: int) -> str:
-        start = self.line_start(line)
-        end = self.text.find("\n", start)
-        return self.text[start : end if end != -1 else len(self.text)].rstrip("\r")
+        """The text of ``line`` without its line break."""
+        line = min(max(line, 0), len(self._starts) - 1)
+        start = self._starts[line]
+        end = self._starts[line + 1] if line + 1 < len(self._starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
 
     def position(self, offset: int) -> Position:
         offset = min(max(offset, 0), len(self.text))

@@ -170,9 +170,9 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
         frame.keys[key] = key_node
         parent.pairs.append((key_node, node))
 
-    get_event = _event_source(text)
     scalar_event: Any = _EVENT_CLASSES.get("ScalarEvent")
     try:
+        get_event = _event_source(text)
         while True:
             event: Any = get_event()
             if event is None:
@@ -363,8 +363,17 @@ def _error_diagnostic(exc: Exception, src: SourceText) -> Diagnostic:
     mark = getattr(exc, "problem_mark", None)
     text = src.text
     if mark is not None:
-        pos = Position(mark.line, mark.column)
-        offset = src.index.offset(pos)
+        # libyaml may put the mark one line past the end of a text without a final newline
+        offset = src.index.offset(Position(mark.line, mark.column))
+        pos = src.position(offset)
+    elif isinstance(exc, UnicodeError):  # a lone surrogate (an editor's UTF-16 buffer) is not text
+        offset = int(getattr(exc, "start", 0) or 0)
+        pos = src.position(offset)
+        return Diagnostic(
+            CODE_SYNTAX,
+            "this character is not valid Unicode text (a lone surrogate); delete it",
+            Range(pos, src.position(offset + 1)),
+        )
     else:
         offset = int(getattr(exc, "position", 0) or 0)
         pos = src.position(offset)
