@@ -77,3 +77,61 @@ def test_neovim_shows_diagnostics_and_completes_mcp_servers(tmp_path: Path) -> N
     assert by_code["LAIT309"]["source"] == "lait"
     assert "fetcher" in seen["completion"]
     assert "files" not in seen["completion"]  # already in the list
+
+
+def test_the_setup_snippet_in_neovim(tmp_path: Path) -> None:
+    """editors/neovim/lait.lua as a user installs it: the yaml filetype and the lait.config.yml root
+    marker start lait-ls; columns after non-ASCII text land right (UTF-16 is negotiated); the quick
+    fix for a misspelt key arrives with the diagnostic's data and, applied, clears it."""
+    nvim = _nvim()
+    project = tmp_path / "project"
+    (project / "workflows").mkdir(parents=True)
+    (project / "lait.config.yml").write_text(
+        "mcp_servers:\n  files: {command: mcp-files}\n", encoding="utf-8"
+    )
+    prompt = '  - prompt: "日本語 😀 {{ inputs.topc }}"'
+    workflow = project / "workflows" / "flow.yml"
+    workflow.write_text(
+        f"inputs:\n  topic: string\nsteps:\n{prompt}\n    temprature: 0.2\n", encoding="utf-8"
+    )
+    out = tmp_path / "out.json"
+    env = {
+        **os.environ,
+        "LAIT_LS_CMD": json.dumps([sys.executable, "-m", "lait_ls.server"]),
+        "LAIT_SNIPPET": str(HERE.parents[1] / "editors" / "neovim" / "lait.lua"),
+        "LAIT_FILE": str(workflow),
+        "LAIT_OUT": str(out),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    proc = subprocess.run(
+        [nvim, "--headless", "--clean", "-c", f"luafile {HERE / 'snippet.lua'}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.exists(), f"nvim wrote nothing (rc {proc.returncode}): {proc.stderr[-2000:]}"
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["ok"], seen["error"]
+    assert seen["filetype"] == "yaml" and seen["attached"]
+    assert Path(seen["root_dir"]) == project  # found through the lait.config.yml root marker
+    assert seen["offset_encoding"] == "utf-16"
+    by_code = {d["code"]: d for d in seen["before"]}
+    assert set(by_code) == {"LAIT403", "LAIT309"}
+    start = prompt.index("topc")
+    topc = by_code["LAIT403"]
+    # Neovim's columns are byte offsets into the line
+    assert (topc["lnum"], topc["col"], topc["end_col"]) == (
+        3,
+        len(prompt[:start].encode("utf-8")),
+        len(prompt[: start + 4].encode("utf-8")),
+    )
+    assert seen["actions"][:1] == ["Replace with 'temperature'"]
+    assert {"Suppress LAIT309 on this line", "Suppress LAIT309 in this file"} <= set(seen["actions"])
+    assert seen["fixed"], seen["after"]
+    assert seen["lines"][4] == "    temperature: 0.2"
+    assert [d["code"] for d in seen["after"]] == ["LAIT403"]
