@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from lait_core.documents.agent import AgentDocument, parse_agent
 from lait_core.documents.config import LoadedConfig
@@ -17,6 +18,8 @@ from lait_core.documents.models import Config
 from lait_core.documents.skill import SkillDocument, parse_skill
 from lait_core.documents.workflow import WorkflowDocument, parse_workflow
 from lait_core.source.files import Loaded, read_source
+
+D = TypeVar("D")
 
 
 def canonical(path: Path) -> str:
@@ -59,29 +62,22 @@ class Workspace:
         for cache in (self._workflows, self._agents, self._skills):
             cache.pop(key, None)
 
-    def workflow(self, path: Path, display: str | None = None) -> WorkflowDocument | Loaded:
+    def _cached(
+        self, cache: dict[str, D | Loaded], path: Path, parse: Callable[[str, str], D], display: str | None
+    ) -> D | Loaded:
         key = canonical(path)
-        cached = self._workflows.get(key)
+        cached = cache.get(key)
         if cached is None:
             loaded = self.read(path)
-            cached = loaded if loaded.text is None else parse_workflow(loaded.text, display or str(path))
-            self._workflows[key] = cached
+            cached = loaded if loaded.text is None else parse(loaded.text, display or str(path))
+            cache[key] = cached
         return cached
+
+    def workflow(self, path: Path, display: str | None = None) -> WorkflowDocument | Loaded:
+        return self._cached(self._workflows, path, parse_workflow, display)
 
     def agent(self, path: Path, display: str | None = None) -> AgentDocument | Loaded:
-        key = canonical(path)
-        cached = self._agents.get(key)
-        if cached is None:
-            loaded = self.read(path)
-            cached = loaded if loaded.text is None else parse_agent(loaded.text, display or str(path))
-            self._agents[key] = cached
-        return cached
+        return self._cached(self._agents, path, parse_agent, display)
 
     def skill(self, path: Path, display: str | None = None) -> SkillDocument | Loaded:
-        key = canonical(path)
-        cached = self._skills.get(key)
-        if cached is None:
-            loaded = self.read(path)
-            cached = loaded if loaded.text is None else parse_skill(loaded.text, display or str(path))
-            self._skills[key] = cached
-        return cached
+        return self._cached(self._skills, path, parse_skill, display)

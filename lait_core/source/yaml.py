@@ -212,11 +212,10 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                 add(node)
                 continue
             name = event.__class__.__name__
-            if name == "ScalarEvent":  # pragma: no cover - only with the pure-Python fallback
-                raise RuntimeError("unexpected event class")
-            if name == "MappingStartEvent":
+            if name in ("MappingStartEvent", "SequenceStartEvent"):
                 sm = event.start_mark
-                mnode = MappingNode(
+                cls = MappingNode if name == "MappingStartEvent" else SequenceNode
+                collection = cls(
                     sm.index,
                     sm.index,
                     (sm.line, sm.column, sm.line, sm.column),
@@ -224,24 +223,9 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                     flow=bool(event.flow_style),
                 )
                 if event.anchor:
-                    anchors[event.anchor] = mnode
-                add(mnode)
-                stack.append(_Frame(mnode))
-                if len(stack) > MAX_DEPTH:
-                    raise _TooDeep(sm)
-            elif name == "SequenceStartEvent":
-                sm = event.start_mark
-                snode = SequenceNode(
-                    sm.index,
-                    sm.index,
-                    (sm.line, sm.column, sm.line, sm.column),
-                    src,
-                    flow=bool(event.flow_style),
-                )
-                if event.anchor:
-                    anchors[event.anchor] = snode
-                add(snode)
-                stack.append(_Frame(snode))
+                    anchors[event.anchor] = collection
+                add(collection)
+                stack.append(_Frame(collection))
                 if len(stack) > MAX_DEPTH:
                     raise _TooDeep(sm)
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
