@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lait-ls")
 
-KINDS = [lsp.CodeActionKind.QuickFix]
+KINDS: list[lsp.CodeActionKind | str] = [lsp.CodeActionKind.QuickFix]
+"""The kinds announced in the capabilities (a feature adding actions of another kind appends to it)."""
+
+Provider = Callable[["LaitServer", lsp.CodeActionParams], Sequence[lsp.CodeAction | lsp.Command] | None]
+PROVIDERS: list[Provider] = []
+"""Other features' code actions ("Run workflow", say): LSP allows one textDocument/codeAction handler,
+and this module owns it, so another feature appends its provider here from its ``register``."""
 
 
 def fixes_from_data(data: Any) -> tuple[Fix, ...]:
@@ -132,9 +138,13 @@ def register(server: LaitServer) -> None:
         lsp.TEXT_DOCUMENT_CODE_ACTION,
         lsp.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=False),
     )
-    def code_action(ls: LaitServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
-        try:
-            return code_actions(ls, params)
-        except Exception:  # a broken buffer must never take the server down
-            log.exception("code actions for %s failed", params.text_document.uri)
-            return None
+    def code_action(
+        ls: LaitServer, params: lsp.CodeActionParams
+    ) -> list[lsp.CodeAction | lsp.Command] | None:
+        out: list[lsp.CodeAction | lsp.Command] = []
+        for provider in (code_actions, *PROVIDERS):
+            try:
+                out += provider(ls, params) or []
+            except Exception:  # a broken buffer must never take the server down
+                log.exception("code actions for %s failed", params.text_document.uri)
+        return out or None
