@@ -671,18 +671,19 @@ def test_lone_carriage_return(harness: Harness) -> None:
     "\\x1c-\\x1e, \\x85, U+2028 and U+2029 (LSP: only \\n, \\r\\n, \\r): after such a character the "
     "server's copy of the document silently differs from the editor's",
 )
-@pytest.mark.parametrize("separator", ["\x0c", "\u2028"])
+@pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x85"])
 def test_incremental_edit_after_a_form_feed(harness: Harness, separator: str) -> None:
-    text = (
-        f"inputs:\n  x: string\nsteps:\n  - prompt: 'page{separator}two'\n  - prompt: '{{{{ inputs.x }}}}'\n"
-    )
-    session = harness.session(EXAMPLES / "workflows" / "ff.yml", text)
-    session.open()
+    # in an agent's Markdown body, where these characters are plain text to every other part of lait
+    text = f"---\nmodel: local\n---\nPage one{separator}page two.\nSummarise {{{{ input }}}}.\n"
+    session = harness.session(EXAMPLES / "agents" / "ff.md", text)
+    session.open("markdown")
     harness.run(session.settled())
-    start = text.index("inputs.x }}") + len("inputs.")
-    session.change([(start, start + 1, "nope")])  # the editor's line 4 becomes '{{ inputs.nope }}'
-    [diag] = [d for d in harness.run(published_once(harness, session)) if d.code == "LAIT403"]
-    assert (diag.range.start.line, diag.range.start.character) == (4, len("  - prompt: '{{ inputs."))
+    start = text.index("{{ input }}")
+    session.change(
+        [(start, start + len("{{ input }}"), "{{/if}}")]
+    )  # the editor's line 4: 'Summarise {{/if}}.'
+    [diag] = [d for d in harness.run(published_once(harness, session)) if d.code == "LAIT401"]
+    assert (diag.range.start.line, diag.range.start.character) == (4, len("Summarise "))
 
 
 def test_lone_surrogate() -> None:
