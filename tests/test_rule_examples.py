@@ -41,8 +41,7 @@ CLI_CHECKED = frozenset(
 )
 """Rules whose examples also go through the CLI (all of them with ``LAIT_EXAMPLES_CLI=all``)."""
 
-NOT_CLEAN_GOOD = {
-}
+NOT_CLEAN_GOOD = {}
 """Good examples that report other rules' codes (each one a bug of the example or of lait_core)."""
 
 
