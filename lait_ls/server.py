@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from lsprotocol import types as lsp
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace.text_document import TextDocument
 
 from lait_core import __version__
 from lait_core.documents.config import ConfigMode
@@ -34,6 +36,18 @@ def _always_utf16(cls: object, client_capabilities: lsp.ClientCapabilities) -> l
 
 
 ServerCapabilitiesBuilder.choose_position_encoding = classmethod(_always_utf16)  # type: ignore[method-assign,assignment]
+
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _lsp_lines(self: TextDocument) -> tuple[str, ...]:
+    """Lines as LSP counts them (ended by \\n, \\r\\n or \\r only). pygls uses str.splitlines, which also
+    ends lines at \\x0b, \\x0c, \\x85, U+2028 ..., so incremental edits after such a character would land
+    on the wrong line."""
+    return tuple(_LSP_LINE.findall(self.source))
+
+
+TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignment]
 
 
 class LaitServer(LanguageServer):

@@ -358,8 +358,9 @@ def _error_diagnostic(exc: Exception, src: SourceText) -> Diagnostic:
             "this character is not valid Unicode text (a lone surrogate); delete it",
             Range(pos, src.position(offset + 1)),
         )
-    else:
-        offset = int(getattr(exc, "position", 0) or 0)
+    else:  # a ReaderError: its position counts UTF-8 bytes of the text libyaml was given
+        byte_offset = int(getattr(exc, "position", 0) or 0)
+        offset = len(text.encode("utf-8", "surrogatepass")[:byte_offset].decode("utf-8", "ignore"))
         pos = src.position(offset)
     end = src.position(offset + 1) if offset < len(text) and text[offset] != "\n" else pos
     rng = Range(pos, end)

@@ -102,6 +102,8 @@ def to_lsp(
 
 def compute(ls: LaitServer, params: lsp.CompletionParams, cache: _Cache) -> lsp.CompletionList:
     uri = params.text_document.uri
+    if uri not in ls.open_uris:
+        return lsp.CompletionList(is_incomplete=False, items=[])
     kind = ls.kind_of(uri)
     path = ls.path_of(uri)
     if kind not in _COMPLETABLE or kind is None or path is None:

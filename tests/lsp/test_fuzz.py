@@ -665,12 +665,6 @@ def test_lone_carriage_return(harness: Harness) -> None:
     assert (diag.range.start.line, diag.range.start.character) == (3, line.index("nope"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pygls applies incremental edits with str.splitlines, which also ends lines at \\x0b, \\x0c, "
-    "\\x1c-\\x1e, \\x85, U+2028 and U+2029 (LSP: only \\n, \\r\\n, \\r): after such a character the "
-    "server's copy of the document silently differs from the editor's",
-)
 @pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x85"])
 def test_incremental_edit_after_a_form_feed(harness: Harness, separator: str) -> None:
     # in an agent's Markdown body, where these characters are plain text to every other part of lait
@@ -698,12 +692,6 @@ def test_lone_surrogate() -> None:
         harness.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lait_core.source.yaml._error_diagnostic: libyaml's reader errors ('control characters are "
-    "not allowed') carry a byte offset, used as a code-point offset: after non-ASCII text the range "
-    "lands too far right, past the line's end or on the next line (in `lait lint` as well)",
-)
 def test_control_character_after_non_ascii(harness: Harness) -> None:
     line = "  - prompt: 日本語 \x00 {{ inputs.x }}"
     session = harness.session(EXAMPLES / "workflows" / "nul.yml", f"steps:\n{line}\n")
