@@ -53,6 +53,17 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+def _key_indent(line: str) -> int:
+    """The column of the key on ``line`` (after any `- ` list markers): a block scalar's content is
+    indented deeper than its key."""
+    i = _indent(line)
+    while line.startswith("-", i) and (i + 1 == len(line) or line[i + 1] in " \t"):
+        i += 1
+        while i < len(line) and line[i] in " \t":
+            i += 1
+    return i
+
+
 def scan(text: str, *, markdown: bool = False) -> Suppressions:
     result = Suppressions()
     if "lait:" not in text:
@@ -76,7 +87,7 @@ def scan(text: str, *, markdown: bool = False) -> Suppressions:
             comment = _comment_start(line)
             code_part = line[:comment] if comment >= 0 else line
             if _BLOCK_HEADER.search(code_part.rstrip()):
-                block_indent = _indent(line)
+                block_indent = _key_indent(line)
         if "lait:" not in line:
             continue
         candidates: list[tuple[re.Match[str], bool]] = []

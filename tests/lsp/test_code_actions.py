@@ -455,12 +455,6 @@ def test_line_suppression_only_where_it_is_honoured(
             assert after.root.to_python() == before.root.to_python()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lait_core.lint.suppression bug: after `  - prompt: |` the scanner takes the block's parent "
-    "indentation from the `-` (2), not from `prompt` (4), so `    id: x # lait: ignore[...]` on the "
-    "next key is treated as block content and not honoured; the quick fix therefore falls back to the file",
-)
 def test_line_suppression_after_a_block_scalar_in_a_list_item() -> None:
     text = "steps:\n  - prompt: |\n      hi\n    temprature: 1\n"
     diag = Diagnostic("LAIT309", "m", Range.at(3, 4, 3, 14))

@@ -538,3 +538,12 @@ def test_crlf_positions() -> None:
     assert b is not None
     assert b.range == Range.at(1, 0, 1, 1)
     assert _slice(text, _scalar(root.get("b")).range) == "two"
+
+
+def test_suppression_after_a_block_scalar_in_a_list_item() -> None:
+    """The key after `  - prompt: |` is not block content: its suppression comment counts."""
+    from lait_core.lint.suppression import scan
+
+    text = "steps:\n  - prompt: |\n      # lait: ignore[LAIT001]\n    temprature: 1 # lait: ignore[LAIT309]\n"
+    supp = scan(text)
+    assert supp.lines == {3: {"LAIT309"}}
