@@ -196,7 +196,7 @@ class WorkflowChecks:
         rng = expr.node.span(start, end)
         guess = suggest(name, known)
         fixes: tuple[Fix, ...] = ()
-        if guess:
+        if guess:  # the fix replaces the name inside the scalar, not the whole node
             message += f"; did you mean '{guess}'?"
             fixes = (Fix(f"Replace with '{guess}'", rng, guess),)
         out.append(Diagnostic(code, message, rng, severity, fixes=fixes))
@@ -230,6 +230,32 @@ class WorkflowChecks:
         elif step.kind == "workflow":
             self.workflow_reference(step, base, stack, out)
 
+    def target(
+        self,
+        ref: str,
+        node: Node,
+        *,
+        is_path: bool,
+        base: Path,
+        registry: dict[str, str] | None,
+        choices: list[str],
+        code: str,
+        unknown: str,
+        out: list[Diagnostic],
+    ) -> Path | None:
+        """The file a reference names: a path relative to ``base``, or a config registry entry (None when
+        it cannot be resolved: reported, or the config is absent and names count as unchecked)."""
+        if is_path:
+            return base / ref
+        if registry is None:
+            self.skip.skipped = True
+            return None
+        if ref in registry:
+            return Path(registry[ref])
+        hint, fixes = _did_you_mean(ref, choices, node)
+        out.append(Diagnostic(code, unknown + hint, node.range, fixes=fixes))
+        return None
+
     def agent_reference(
         self, step: Step, doc: WorkflowDocument, base: Path, state: _FileState, out: list[Diagnostic]
     ) -> None:
@@ -243,33 +269,20 @@ class WorkflowChecks:
             state.used_agents.add(ref)
             return
         config = self.ws.config
-        if _is_agent_path(ref):
-            target = base / ref
-        elif config is None:
-            self.skip.skipped = True
-            return
-        elif ref in config.agents:
-            target = Path(config.agents[ref])
-        else:
-            names = sorted(
-                {
-                    *(str(k) for k in (agents.keys() if isinstance(agents, MappingNode) else [])),
-                    *config.agents,
-                }
-            )
-            guess = suggest(ref, names)
-            hint = f"; did you mean '{guess}'?" if guess else ""
-            fixes = (Fix(f"Replace with '{guess}'", node.range, guess),) if guess else ()
-            out.append(
-                Diagnostic(
-                    "LAIT319",
-                    f"{step.label} uses agent '{ref}', which is neither defined in this workflow's 'agents:' nor"
-                    f" registered under 'agents:' in lait.config.yml (use a path such as './{ref}.md' for a"
-                    f" file){hint}",
-                    node.range,
-                    fixes=fixes,
-                )
-            )
+        inline = [str(k) for k in agents] if isinstance(agents, MappingNode) else []
+        target = self.target(
+            ref,
+            node,
+            is_path=_is_agent_path(ref),
+            base=base,
+            registry=config.agents if config else None,
+            choices=sorted({*inline, *(config.agents if config else {})}),
+            code="LAIT319",
+            unknown=f"{step.label} uses agent '{ref}', which is neither defined in this workflow's 'agents:' nor"
+            f" registered under 'agents:' in lait.config.yml (use a path such as './{ref}.md' for a file)",
+            out=out,
+        )
+        if target is None:
             return
         loaded = self.ws.agent(target, display=_display(target))
         if not isinstance(loaded, AgentDocument):
@@ -302,26 +315,19 @@ class WorkflowChecks:
         if not isinstance(ref, str) or not ref or node is None:
             return
         config = self.ws.config
-        if _is_workflow_path(ref):
-            target = base / ref
-        elif config is None:
-            self.skip.skipped = True
-            return
-        elif ref in config.workflows:
-            target = Path(config.workflows[ref])
-        else:
-            guess = suggest(ref, sorted(config.workflows))
-            hint = f"; did you mean '{guess}'?" if guess else ""
-            fixes = (Fix(f"Replace with '{guess}'", node.range, guess),) if guess else ()
-            out.append(
-                Diagnostic(
-                    "LAIT320",
-                    f"{step.label} runs workflow '{ref}', which is not registered under 'workflows:' in"
-                    f" lait.config.yml (use a path such as './{ref}.yml' for a file){hint}",
-                    node.range,
-                    fixes=fixes,
-                )
-            )
+        target = self.target(
+            ref,
+            node,
+            is_path=_is_workflow_path(ref),
+            base=base,
+            registry=config.workflows if config else None,
+            choices=sorted(config.workflows) if config else [],
+            code="LAIT320",
+            unknown=f"{step.label} runs workflow '{ref}', which is not registered under 'workflows:' in"
+            f" lait.config.yml (use a path such as './{ref}.yml' for a file)",
+            out=out,
+        )
+        if target is None:
             return
         if not target.exists():
             out.append(
@@ -374,6 +380,14 @@ class WorkflowChecks:
         summary = _summary(step.label, "runs workflow", ref, problems, "LAIT320")
         if summary is not None:
             out.append(_relocate(summary, node))
+
+
+def _did_you_mean(name: str, choices: list[str], node: Node) -> tuple[str, tuple[Fix, ...]]:
+    """The "; did you mean 'x'?" hint and its replacement fix (both empty when nothing is close)."""
+    guess = suggest(name, choices)
+    if guess is None:
+        return "", ()
+    return f"; did you mean '{guess}'?", (Fix(f"Replace with '{guess}'", node.range, guess),)
 
 
 def _display(path: Path) -> str:
