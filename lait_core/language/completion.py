@@ -734,20 +734,7 @@ class _Request:
         out: list[CompletionItem] = []
         if token.startswith("#"):
             rng = self.range(t.token_start, end)
-            for i, (name, doc) in enumerate(_BLOCK_HELPERS.items()):
-                out.append(
-                    CompletionItem(
-                        f"#{name}",
-                        ItemKind.KEYWORD,
-                        rng,
-                        f"#{name} ${{1:path}}",
-                        "block helper",
-                        doc,
-                        snippet=True,
-                        filter_text=f"#{name}",
-                        sort_text=f"{i:02d}",
-                    )
-                )
+            out.extend(_block_helper_items(rng, ""))
             return out
         if token.startswith("/"):
             if t.blocks:
@@ -843,20 +830,7 @@ class _Request:
                         sort_text=f"1{i:02d}",
                     )
                 )
-            for i, (name, doc) in enumerate(_BLOCK_HELPERS.items()):
-                out.append(
-                    CompletionItem(
-                        f"#{name}",
-                        ItemKind.KEYWORD,
-                        rng,
-                        f"#{name} ${{1:path}}",
-                        "block helper",
-                        doc,
-                        snippet=True,
-                        filter_text=f"#{name}",
-                        sort_text=f"2{i:02d}",
-                    )
-                )
+            out.extend(_block_helper_items(rng, "2"))
         return out
 
     def word_end_after(self, offset: int) -> int:
@@ -922,3 +896,21 @@ __all__ = [
     "prepare",
     "snippet_text",
 ]
+
+
+def _block_helper_items(rng: Range, order: str) -> list[CompletionItem]:
+    """`#if`, `#each`, ... as snippets; ``order`` prefixes their sort text (to place them among others)."""
+    return [
+        CompletionItem(
+            f"#{name}",
+            ItemKind.KEYWORD,
+            rng,
+            f"#{name} ${{1:path}}",
+            "block helper",
+            doc,
+            snippet=True,
+            filter_text=f"#{name}",
+            sort_text=f"{order}{i:02d}",
+        )
+        for i, (name, doc) in enumerate(_BLOCK_HELPERS.items())
+    ]
