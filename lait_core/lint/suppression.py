@@ -21,6 +21,7 @@ from lait_core.diagnostics import Diagnostic
 _COMMENT = re.compile(r"lait:\s*ignore(-file)?(?:\[([A-Za-z0-9_,\s]*)\])?")
 _BLOCK_HEADER = re.compile(r"(?:^|[:\-]\s)\s*[|>][0-9+\-]*\s*(?:#.*)?$")
 ALL = "*"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(slots=True)
@@ -68,7 +69,7 @@ def scan(text: str, *, markdown: bool = False) -> Suppressions:
     result = Suppressions()
     if "lait:" not in text:
         return result
-    lines = text.splitlines()
+    lines = _LINE_BREAK.split(text)  # lines as YAML 1.2, LSP and LineIndex count them
     in_yaml = not markdown
     if markdown and lines and lines[0].rstrip("\r") == "---":
         in_yaml = True

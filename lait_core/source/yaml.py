@@ -283,6 +283,8 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
         problems.append(_error_diagnostic(exc, src))
         return result
     result.root = root
+    if root is not None and _YAML11_BREAKS.search(text):
+        _locate_by_offsets(root, src)
     return result
 
 
@@ -329,6 +331,27 @@ def _relocated_copy(target: Node, start: int, end: int, use: Range, budget: list
     except RecursionError:
         budget[0] = min(saved, 0)
         return None
+
+
+_YAML11_BREAKS = re.compile("[\u0085\u2028\u2029]")
+
+
+def _locate_by_offsets(root: Node, src: SourceText) -> None:
+    """libyaml (YAML 1.1) also ends lines at U+0085/U+2028/U+2029, LSP and :class:`LineIndex` do not:
+    when the text has one, every node's line/column is recomputed from its code-point offsets."""
+    index = src.index
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.document is src:
+            start, end = index.position(node.start), index.position(node.end)
+            node._loc = (start.line, start.character, end.line, end.character)
+        if isinstance(node, MappingNode):
+            for k, v in node.pairs:
+                stack.append(k)
+                stack.append(v)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.items)
 
 
 class _BudgetExceeded(Exception):

@@ -700,12 +700,6 @@ def test_control_character_after_non_ascii(harness: Harness) -> None:
     assert (diag.range.start.line, diag.range.start.character) == (1, line.index("\x00"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lait_core takes libyaml's marks as positions, and libyaml (YAML 1.1) also ends lines at "
-    "U+0085, U+2028 and U+2029, which LSP and LineIndex do not: every diagnostic after one is a line too "
-    "low, in `lait lint` too (suppression.scan uses str.splitlines, which agrees with libyaml by chance)",
-)
 @pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"])
 def test_unicode_line_separator_in_a_value(harness: Harness, separator: str) -> None:
     text = f"steps:\n  - prompt: 'one{separator}two'\n    temprature: 1\n"
