@@ -15,6 +15,7 @@ are :class:`FileLink` s to the file they name.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -221,13 +222,28 @@ def _all_occurrences(
     return out
 
 
+_TAG = re.compile(r"\{\{!--.*?--\}\}|\{\{.*?\}\}", re.DOTALL)
+_LONG_TEMPLATE = 20_000
+"""Templates longer than this are searched tag by tag: the whole-text search repeats once per repeated
+name, which is quadratic on a prompt that names the same input thousands of times."""
+
+
 def template_references(text: str) -> list[ExprReference]:
     """Every ``{{ inputs.x }}``/``{{ steps.x }}`` (and other roots) in a template, in order."""
     if "{{" not in text:
         return []
     from lait_core.template import references
 
-    return _all_occurrences(text, references, "")
+    if len(text) <= _LONG_TEMPLATE or "{{{{" in text:
+        return _all_occurrences(text, references, "")
+    out: list[ExprReference] = []
+    for tag in _TAG.finditer(text):
+        start = tag.start()
+        if start and text[start - 1] == "\\":
+            continue  # an escaped \{{ is text
+        for r in _all_occurrences(tag.group(0), references, ""):
+            out.append(ExprReference(r.root, r.name, r.start + start, r.end + start, r.jq_field))
+    return out
 
 
 def jq_references(text: str) -> list[ExprReference]:
