@@ -5,13 +5,11 @@ open workflows refer to. Which files are lait files at all is decided in the cor
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
+from lait_core.documents.workflow import agent_file_references
 from lait_core.lint.discovery import lait_kind
 from lait_core.source.files import Loaded, decode, read_source
-
-_AGENT_REF = re.compile(r"^\s*(?:-\s+)?agent\s*:\s*['\"]?([^'\"#\n]+?)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 
 
 class Overlay:
@@ -34,13 +32,8 @@ class Overlay:
 
 
 def agent_references(workflow_path: Path, text: str) -> set[str]:
-    """Absolute paths of agent files that a workflow text refers to by path."""
-    out: set[str] = set()
-    for match in _AGENT_REF.finditer(text):
-        ref = match.group(1).strip()
-        if "/" in ref or ref.endswith(".md"):
-            out.add(os.path.normpath(os.path.abspath(workflow_path.parent / ref)))
-    return out
+    """Absolute paths of agent files that a workflow text refers to by path (from the core)."""
+    return agent_file_references(text, workflow_path)
 
 
 __all__ = ["Overlay", "agent_references", "lait_kind"]

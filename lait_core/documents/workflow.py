@@ -9,8 +9,10 @@ placement of `break`/`stop`/`ask`/`write`.
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lait_core.diagnostics import Diagnostic, Fix, Related
@@ -617,6 +619,29 @@ class _Loader:
                 " 'parallel' branch or a concurrent 'for_each')",
                 key.range,
             )
+
+
+def is_agent_path(ref: str) -> bool:
+    """An `agent:` reference is a file path (not an inline or registry name) when it has a separator
+    or ends in `.md`."""
+    return "/" in ref or os.sep in ref or ref.endswith(".md")
+
+
+def is_workflow_path(ref: str) -> bool:
+    """A `workflow:` reference is a file path when it has a separator or ends in `.yml`/`.yaml`."""
+    return "/" in ref or os.sep in ref or ref.endswith((".yml", ".yaml"))
+
+
+def agent_file_references(text: str, path: Path) -> set[str]:
+    """Absolute paths of the agent files a workflow text uses by path (`agent: ./x.md`)."""
+    doc = parse_workflow(text, str(path))
+    out: set[str] = set()
+    for step in doc.all_steps():
+        ref = step.get("agent")
+        value = ref.to_python() if ref is not None and step.kind == "agent" else None
+        if isinstance(value, str) and value and is_agent_path(value):
+            out.add(os.path.normpath(os.path.abspath(path.parent / value)))
+    return out
 
 
 def check_syntax(doc: WorkflowDocument) -> None:

@@ -15,7 +15,7 @@ from lait_core.diagnostics import Diagnostic, Fix, Related, Severity
 from lait_core.documents.agent import AgentDocument
 from lait_core.documents.schema_source import unknown_type_nodes
 from lait_core.documents.validate import suggest
-from lait_core.documents.workflow import Expr, Step, WorkflowDocument
+from lait_core.documents.workflow import Expr, Step, WorkflowDocument, is_agent_path, is_workflow_path
 from lait_core.lint.checks.agents import (
     check_agent_body,
     check_agent_content,
@@ -27,14 +27,6 @@ from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
 
 MAX_NESTING = 32
-
-
-def _is_agent_path(ref: str) -> bool:
-    return "/" in ref or os.sep in ref or ref.endswith(".md")
-
-
-def _is_workflow_path(ref: str) -> bool:
-    return "/" in ref or os.sep in ref or ref.endswith((".yml", ".yaml"))
 
 
 _SUMMARY_CODES = ("LAIT319", "LAIT320")
@@ -273,7 +265,7 @@ class WorkflowChecks:
         target = self.target(
             ref,
             node,
-            is_path=_is_agent_path(ref),
+            is_path=is_agent_path(ref),
             base=base,
             registry=config.agents if config else None,
             choices=sorted({*inline, *(config.agents if config else {})}),
@@ -318,7 +310,7 @@ class WorkflowChecks:
         target = self.target(
             ref,
             node,
-            is_path=_is_workflow_path(ref),
+            is_path=is_workflow_path(ref),
             base=base,
             registry=config.workflows if config else None,
             choices=sorted(config.workflows) if config else [],
