@@ -168,6 +168,68 @@ class Compacted:
     messages_after: int
 
 
+# -- workflow progress (spec workflow-and-agent 1.9) ----------------------------------------------
+@dataclass(frozen=True, slots=True)
+class WorkflowStarted:
+    """A workflow file starts: `==> name: description` (top level) or `    -> name: description`
+    (a child, ``depth`` > 0). Only sent for files that have a ``name``."""
+
+    name: str
+    description: str | None
+    depth: int = 0
+    prefix: str = ""
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted:
+    """`{prefix}[{number}] {label}`; ``label`` is the step id or `step-{number} ({kind})`."""
+
+    label: str
+    kind: str
+    number: int
+    prefix: str = ""
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinished:
+    """``status`` is ``ok``, ``skipped`` (its `when` was falsy: `[n] label (skipped)`, and no
+    StepStarted was sent) or ``failed``."""
+
+    label: str
+    kind: str
+    number: int
+    seconds: float
+    status: str
+    prefix: str = ""
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepRetrying:
+    """`    -> attempt k/max failed: <error>; retrying in X.Xs`."""
+
+    label: str
+    attempt: int
+    max_attempts: int
+    error: str
+    delay: float
+    prefix: str = ""
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepProgress:
+    """Any other progress line of a step: `    -> <message>` (`case 2 matched`, `item 1/3`,
+    `iteration 2/5`, `step failed, running 'on_error': ...`)."""
+
+    label: str
+    message: str
+    prefix: str = ""
+    run_id: str | None = None
+
+
 Event: TypeAlias = (
     WarningEvent
     | Note
@@ -180,6 +242,11 @@ Event: TypeAlias = (
     | ToolCallDenied
     | UsageReported
     | Compacted
+    | WorkflowStarted
+    | StepStarted
+    | StepFinished
+    | StepRetrying
+    | StepProgress
 )
 
 
@@ -499,6 +566,10 @@ class TerminalInteraction:
             self._say(f"warning: {e.message}\n")
         elif isinstance(e, Note):
             self._say(f"{e.message}\n")
+        elif isinstance(e, StepStarted | StepFinished | StepRetrying | StepProgress | WorkflowStarted):
+            line = progress_line(e)
+            if line is not None:
+                self._say(line + "\n")
         elif self.verbose:
             if isinstance(e, ToolCallStarted):
                 self._say(f"tool call: {e.name} {e.arguments}\n")
@@ -511,6 +582,25 @@ class TerminalInteraction:
                     f"compacted the conversation before round {e.round}: {e.messages_before} -> "
                     f"{e.messages_after} messages\n"
                 )
+
+
+def progress_line(e: Event) -> str | None:
+    """The stderr line of a workflow progress event (spec 1.9), or None when it prints nothing."""
+    if isinstance(e, StepStarted):
+        return f"{e.prefix}[{e.number}] {e.label}"
+    if isinstance(e, StepFinished):
+        return f"{e.prefix}[{e.number}] {e.label} (skipped)" if e.status == "skipped" else None
+    if isinstance(e, StepRetrying):
+        return (
+            f"{e.prefix}    -> attempt {e.attempt}/{e.max_attempts} failed: {e.error}; "
+            f"retrying in {e.delay:.1f}s"
+        )
+    if isinstance(e, StepProgress):
+        return f"{e.prefix}    -> {e.message}"
+    if isinstance(e, WorkflowStarted):
+        about = f"{e.name}: {e.description}" if e.description else e.name
+        return f"==> {about}" if e.depth == 0 else f"{e.prefix}-> {about}"
+    return None
 
 
 def _schema_lines(schema: Mapping[str, Any] | None) -> list[str]:
