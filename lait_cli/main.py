@@ -68,12 +68,13 @@ def root(
 
 
 def _register() -> None:
-    from lait_cli import lint, ls, rule, schema
+    from lait_cli import lint, ls, mcp, rule, schema
 
     lint.register(app)
     schema.register(app)
     rule.register(app)
     ls.register(app)
+    mcp.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

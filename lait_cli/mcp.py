@@ -1,0 +1,217 @@
+"""`lait mcp list` and `lait mcp tools NAME`: what the configured MCP servers offer the model.
+
+``list`` prints the ``mcp_servers:`` entries of the config in use (transport, target, the
+``allowed_tools`` restriction, elicitation) without starting anything. ``tools NAME`` connects to
+one server through the engine's :class:`~lait_core.engine.tools.mcp.McpPool` (the same client chat,
+agents and workflows use), lists its tools and prints them as the model sees them: the qualified
+name, the description and the ``inputSchema`` sent verbatim as ``parameters``. ``--json`` prints
+machine-readable forms (for ``tools``: the exact entries of the request's ``tools`` array).
+
+Errors are one ``lait: <message>`` line: 3 for unreadable or invalid config files, 1 for an
+unknown server or a server that fails to start, list or answer. Top-level imports are typer and
+the standard library only; the MCP SDK and httpx are imported when ``tools`` runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from lait_cli.main import GLOBALS, fail
+
+if TYPE_CHECKING:
+    from lait_core.documents.models import Config, McpServerConfig
+    from lait_core.engine.tools.base import Tool
+
+mcp_app = typer.Typer(
+    name="mcp",
+    help="Show the configured MCP servers and the tools they offer the model.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(
+        mcp_app, name="mcp", help="Show the configured MCP servers and the tools they offer the model."
+    )
+
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+# -- config --------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class LoadedServers:
+    config: Config
+    config_dir: Path
+    """The folder of the project config in use (relative ``cwd:`` values resolve against it), else
+    the current directory."""
+
+
+def load_servers() -> LoadedServers:
+    """The merged config as every command reads it (``--config``, ``--no-config``, the upward
+    search plus the global file). Exits 3 on unreadable or invalid files."""
+    from lait_core.documents.config import ConfigError, ConfigMode, load_config
+
+    explicit = GLOBALS.config
+    if explicit is not None and not explicit.is_file():
+        raise fail(f"failed to read YAML configuration file '{explicit}': no such file", 3)
+    if GLOBALS.no_config:
+        mode = ConfigMode.DISABLED
+    elif explicit is not None:
+        mode = ConfigMode.EXPLICIT
+    else:
+        mode = ConfigMode.SEARCH
+    try:
+        loaded = load_config(mode, explicit=explicit)
+    except ConfigError as exc:
+        raise fail(str(exc), 3) from None
+    if any(doc.model is None for doc in loaded.documents):
+        for d in loaded.diagnostics:
+            start = d.range.start
+            sys.stderr.write(f"lait: {d.path}:{start.line + 1}:{start.character + 1}: {d.message}\n")
+        raise typer.Exit(3)
+    config_dir = Path(loaded.project.path).resolve().parent if loaded.project is not None else Path.cwd()
+    return LoadedServers(loaded.config, config_dir)
+
+
+def transport(server: McpServerConfig) -> str:
+    """``stdio``, ``http``, or ``invalid`` (both or neither of ``command`` and ``url``)."""
+    if (server.command is None) == (server.url is None):
+        return "invalid"
+    return "stdio" if server.command is not None else "http"
+
+
+def target(server: McpServerConfig) -> str:
+    """What is started or contacted, as written in the config (``${VAR}`` is not expanded here)."""
+    kind = transport(server)
+    if kind == "stdio":
+        assert server.command is not None
+        return " ".join(_shell_word(w) for w in (server.command, *server.args))
+    if kind == "http":
+        assert server.url is not None
+        return server.url
+    if server.command is None:
+        return "neither 'command' nor 'url' is set"
+    return "both 'command' and 'url' are set"
+
+
+def _shell_word(word: str) -> str:
+    if word and all(c.isalnum() or c in "@%+=:,./_-${}" for c in word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def allowed_text(allowed: list[str] | None) -> str:
+    if allowed is None:
+        return "all tools"
+    if not allowed:
+        return "no tools ([])"
+    return ", ".join(allowed)
+
+
+def server_json(name: str, server: McpServerConfig) -> dict[str, Any]:
+    """Environment and header *values* are left out: they often hold credentials."""
+    entry: dict[str, Any] = {"name": name, "transport": transport(server)}
+    if server.command is not None:
+        entry["command"] = server.command
+        entry["args"] = list(server.args)
+        if server.cwd is not None:
+            entry["cwd"] = server.cwd
+        entry["env"] = sorted(server.env)
+    if server.url is not None:
+        entry["url"] = server.url
+        entry["headers"] = sorted(server.headers)
+    entry["allowed_tools"] = server.allowed_tools
+    entry["allow_elicitation"] = server.allow_elicitation
+    return entry
+
+
+# -- lait mcp list -------------------------------------------------------------------------------
+@mcp_app.command(name="list", help="List the configured MCP servers (nothing is started).")
+def list_servers(as_json: JsonFlag = False) -> None:
+    servers = load_servers().config.mcp_servers
+    if as_json:
+        entries = [server_json(name, s) for name, s in servers.items()]
+        sys.stdout.write(json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
+        return
+    if not servers:
+        sys.stderr.write(
+            "no MCP servers are configured; define them under 'mcp_servers:' in lait.config.yml\n"
+        )
+        return
+    name_width = max(len(n) for n in servers)
+    for name, server in servers.items():
+        kind = transport(server)
+        sys.stdout.write(f"{name:<{name_width}}  {kind:<7}  {target(server)}\n")
+        pad = " " * (name_width + 2)
+        sys.stdout.write(f"{pad}allowed_tools: {allowed_text(server.allowed_tools)}\n")
+        if server.allow_elicitation:
+            sys.stdout.write(f"{pad}allow_elicitation: true\n")
+
+
+# -- lait mcp tools NAME ---------------------------------------------------------------------------
+@mcp_app.command(
+    name="tools",
+    help="Connect to one MCP server and print its tools as the model sees them: qualified name, "
+    "description and parameters (the server's inputSchema, verbatim).",
+)
+def list_tools(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A server name from 'mcp_servers:'.")],
+    as_json: JsonFlag = False,
+) -> None:
+    loaded = load_servers()
+    from lait_core.engine.models import EngineError
+
+    try:
+        tools = asyncio.run(fetch_tools(loaded, name))
+    except EngineError as exc:
+        raise fail(str(exc), 1) from None
+    allowed = loaded.config.mcp_servers[name].allowed_tools
+    if as_json:
+        payload = {
+            "server": name,
+            "allowed_tools": allowed,
+            "tools": [t.definition().wire() for t in tools],
+        }
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        return
+    sys.stdout.write(render_tools(tools, allowed))
+    count = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
+    sys.stderr.write(f"mcp_servers.{name}: {count}; allowed_tools: {allowed_text(allowed)}\n")
+
+
+async def fetch_tools(loaded: LoadedServers, name: str) -> list[Tool]:
+    """Connect (through the engine's pool), list, and close the server again."""
+    from lait_core.engine.tools.mcp import McpPool
+
+    pool = McpPool(loaded.config.mcp_servers, base_dir=loaded.config_dir)
+    try:
+        return await pool.source(name).list_tools()
+    finally:
+        await pool.aclose()
+
+
+def render_tools(tools: list[Tool], allowed: list[str] | None) -> str:
+    """One block per tool: the qualified name, the description and the parameters as indented
+    JSON; a tool outside ``allowed_tools`` is marked (the model is offered it, calls are refused)."""
+    blocks = []
+    for tool in tools:
+        lines = [tool.qualified_name]
+        if allowed is not None and tool.name not in allowed:
+            lines[0] += "  (not in allowed_tools: calls are refused)"
+        if tool.description:
+            lines.extend(f"    {line}" for line in tool.description.splitlines())
+        schema = json.dumps(tool.parameters, indent=2, ensure_ascii=False)
+        lines.append("    parameters: " + schema.replace("\n", "\n    "))
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
