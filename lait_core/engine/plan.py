@@ -1,0 +1,387 @@
+"""`lait run --dry-run`: a workflow's execution plan as text (spec workflow-and-agent 1.12).
+
+Nothing is called: no model, no MCP server, no process. The only reads are the agent files that
+``agent:`` steps use, because their frontmatter takes part in model resolution, which is done
+exactly as a run does it (so a missing model or an unset ``${VAR}`` in a base URL fails here too,
+with the run's error).
+
+Templates are rendered where their data is known before the run: ``{{ inputs.* }}`` always, and
+``{{ input }}`` for the first step of the file (or of a group entered with it) when that step has
+no ``input:``. Anything else is shown raw, followed by ``[unrendered: ...]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lait_core.documents import models as m
+from lait_core.documents.workflow import Step, WorkflowDocument, is_agent_path
+from lait_core.engine.models import ConfigurationError, EngineError
+
+HEADER = "dry run: showing the execution plan only; no model, MCP server, or command process will be invoked"
+UNRENDERED = "  [unrendered: depends on a value not known before the run]"
+MODEL_KINDS = frozenset({"prompt", "agent", "decide"})
+DEFAULT_SCHEMA_NAME = "structured_output"
+_MISSING = object()
+_RUN_TIME_ROOTS = re.compile(r"\{\{[^}]*?(?<![\w.-])(steps|loop)\b")
+"""``steps``/``loop`` in a tag: only known while the workflow runs (even where a block helper would
+treat the missing value as empty)."""
+
+
+class PlanError(EngineError):
+    """The plan cannot be shown (an agent file does not load, say)."""
+
+
+def compact_json(value: Any) -> str:
+    """JSON without spaces (the text form of non-strings)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def number(value: float) -> str:
+    """``1.0`` as ``1``, ``1.5`` as ``1.5``."""
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
+def describe_schema(ref: Any) -> str:
+    """A schema reference in one line: a ``schemas:`` name, a file, or an inline schema."""
+    if isinstance(ref, str):
+        return f"'{ref}' (from 'schemas:')"
+    if isinstance(ref, dict) and set(ref) == {"file"}:
+        return f"file {ref['file']}"
+    if isinstance(ref, bool):
+        return f"inline schema {str(ref).lower()}"
+    return "inline schema"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanSettings:
+    """What model resolution yields for one LLM step."""
+
+    model_id: str
+    base_url: str
+    capabilities: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _first(layers: Sequence[Any], key: str) -> Any:
+    for layer in layers:
+        value = getattr(layer, key, None) if layer is not None else None
+        if value is not None:
+            return value
+    return None
+
+
+def resolve_step_settings(
+    label: str,
+    layers: Sequence[m.LlmKeys | m.DefaultSettings | None],
+    config: m.Config,
+    *,
+    workflow_models: Mapping[str, Sequence[m.ModelDefinition]] | None,
+    agent_layer: bool,
+) -> PlanSettings:
+    """Model and capability lists of an LLM step: each field from the first layer that sets it,
+    then the config's ``default:`` (spec 1.7); the model resolved and its base URL expanded."""
+    from lait_core.engine.resolve import resolve_model
+
+    chain = [*layers, config.default]
+    name = _first(chain, "model")
+    if not isinstance(name, str) or not name:
+        agent = " its agent definition," if agent_layer else ""
+        raise ConfigurationError(
+            f"model is required for step '{label}'; set 'model' on the step,{agent} the workflow's "
+            "default.model, or default.model in lait.config.yml"
+        )
+    resolved = resolve_model(name, config, workflow_models=workflow_models)
+    endpoint = resolved.endpoints[0]
+    caps = tuple((key, tuple(_first(chain, key) or ())) for key in ("mcp", "skills", "subagents", "tools"))
+    return PlanSettings(endpoint.model_id, endpoint.base_url(), caps)
+
+
+class _Planner:
+    def __init__(
+        self,
+        doc: WorkflowDocument,
+        path: Path,
+        config: m.Config,
+        inputs: Mapping[str, Any],
+    ) -> None:
+        assert doc.model is not None
+        self.doc = doc
+        self.workflow = doc.model
+        self.base = path.parent
+        self.config = config
+        self.inputs = dict(inputs)
+        self.lines: list[str] = []
+
+    def out(self, indent: str, text: str) -> None:
+        first, *rest = text.split("\n")
+        self.lines.append(f"{indent}{first}")
+        self.lines.extend(f"{indent}  {line}" for line in rest)
+
+    # -- templates ------------------------------------------------------------------------------
+    def preview(self, source: str, known: Any) -> str:
+        from lait_core.template import TemplateRenderError, TemplateSyntaxError, render
+
+        if _RUN_TIME_ROOTS.search(source):
+            return source.rstrip("\n") + UNRENDERED
+        context: dict[str, Any] = {"inputs": self.inputs}
+        if known is not _MISSING:
+            context["input"] = known
+        try:
+            text = render(source, context)
+        except (TemplateRenderError, TemplateSyntaxError):
+            return source.rstrip("\n") + UNRENDERED
+        return text.rstrip("\n")
+
+    # -- effective retry/timeout ----------------------------------------------------------------
+    def retry(self, step: Step) -> m.RetryDefinition | None:
+        own = getattr(step.model, "retry", None)
+        if own is not None:
+            return own  # type: ignore[no-any-return]
+        default = self.workflow.default
+        return default.retry if default is not None and step.kind in MODEL_KINDS else None
+
+    def timeout(self, step: Step) -> int | None:
+        own = getattr(step.model, "timeout", None)
+        if own is not None:
+            return own  # type: ignore[no-any-return]
+        default = self.workflow.default
+        return default.timeout if default is not None and step.kind in MODEL_KINDS else None
+
+    # -- steps ----------------------------------------------------------------------------------
+    def steps(self, steps: list[Step], indent: str, first_input: Any) -> None:
+        for position, step in enumerate(steps, 1):
+            model = step.model
+            known = first_input if position == 1 and model is not None and model.input is None else _MISSING
+            self.step(step, position, indent, known)
+
+    def kids(self, step: Step, key: str) -> list[Step]:
+        for name, kids in step.children:
+            if name == key:
+                return kids
+        return []
+
+    def step(self, step: Step, position: int, indent: str, known: Any) -> None:
+        model = step.model
+        assert model is not None
+        label = step.id or f"step-{position}"
+        kind = step.kind
+        inner = indent + "    "
+        body = inner + "    "
+        self.out(indent, f"[{position}] {label}  ({kind})")
+        if model.when is not None:
+            self.out(inner, f"when: {model.when}")
+        if model.input is not None:
+            self.out(inner, f"input: {model.input}")
+        getattr(self, f"kind_{kind}")(step, model, label, inner, body, known)
+        if model.output is not None:
+            self.out(inner, f"output: {model.output}")
+        retry = self.retry(step)
+        if retry is not None:
+            self.out(
+                inner,
+                f"retry: max_attempts={retry.max_attempts}, delay_seconds={retry.delay_seconds}, "
+                f"backoff={number(retry.backoff)}",
+            )
+        timeout = self.timeout(step)
+        if timeout is not None:
+            self.out(inner, f"timeout: {timeout}s")
+        on_error = self.kids(step, "on_error")
+        if on_error:
+            self.out(inner, "on_error:")
+            self.steps(on_error, body, _MISSING)
+
+    def settings(self, label: str, layers: Sequence[Any], inner: str, *, agent_layer: bool) -> None:
+        settings = resolve_step_settings(
+            label,
+            layers,
+            self.config,
+            workflow_models=self.workflow.models,
+            agent_layer=agent_layer,
+        )
+        self.out(inner, f"model: {settings.model_id} @ {settings.base_url}")
+        for key, values in settings.capabilities:
+            if values:
+                self.out(inner, f"{key}: {', '.join(values)}")
+
+    # -- kinds ----------------------------------------------------------------------------------
+    def kind_prompt(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.PromptStep)
+        self.out(inner, f"prompt: {self.preview(model.prompt, known)}")
+        default = self.workflow.default
+        system = model.system if model.system is not None else default.system if default else None
+        if system is not None:
+            self.out(inner, f"system: {self.preview(system, known)}")
+        if model.input_schema is not None:
+            self.out(inner, f"input_schema: {describe_schema(model.input_schema)}")
+        if model.output_schema is not None:
+            ref = model.output_schema
+            name = model.schema_name or (ref if isinstance(ref, str) else DEFAULT_SCHEMA_NAME)
+            self.out(inner, f"output_schema: {describe_schema(ref)} (name: {name})")
+        self.settings(label, [model, default], inner, agent_layer=False)
+
+    def kind_agent(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.AgentStep)
+        ref = model.agent
+        definition: m.LlmKeys | None
+        if ref in self.doc.inline_agents:
+            self.out(inner, f"agent: {ref} (inline, from 'agents:')")
+            definition = self.doc.inline_agents[ref]
+        elif is_agent_path(ref):
+            self.out(inner, f"agent: {ref}")
+            definition = self.load_agent(self.base / ref, f"step '{label}': failed to load agent file {ref}")
+        elif ref in self.config.agents:
+            self.out(inner, f"agent: {ref} (registered in lait.config.yml)")
+            definition = self.load_agent(
+                Path(self.config.agents[ref]), f"step '{label}': failed to load agent '{ref}'"
+            )
+        else:
+            self.out(inner, f"agent: {ref}")
+            self.out(inner, f"(agent '{ref}' is not registered; the run would fail)")
+            return
+        self.settings(label, [model, definition, self.workflow.default], inner, agent_layer=True)
+
+    @staticmethod
+    def load_agent(path: Path, context: str) -> m.AgentFrontmatter:
+        from lait_core.documents.agent import parse_agent
+        from lait_core.source.files import read_source
+
+        loaded = read_source(path)
+        if loaded.text is None:
+            assert loaded.problem is not None
+            raise PlanError(f"{context}: {loaded.problem.message}")
+        doc = parse_agent(loaded.text, str(path))
+        errors = [d for d in doc.diagnostics if d.severity == "error"]
+        if doc.frontmatter is None or errors:
+            first = errors[0] if errors else None
+            where = ""
+            if first is not None:
+                start = first.range.start
+                where = f"{path}:{start.line + 1}:{start.character + 1}: {first.message}"
+            raise PlanError(f"{context}: {where or 'invalid agent file'}")
+        return doc.frontmatter
+
+    def kind_run(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.RunStep)
+        self.out(inner, "run: " + " ".join(self.preview(arg, known) for arg in model.run))
+        if model.env:
+            self.out(inner, f"env: {', '.join(sorted(model.env))}")
+        if model.cwd is not None:
+            self.out(inner, f"cwd: {model.cwd}")
+
+    def kind_decide(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.DecideStep)
+        questions = ", ".join(f"{qid} ({q.type})" for qid, q in model.decide.items())
+        self.out(inner, f"decide: {questions}")
+        if model.model is not None:
+            self.out(inner, f"model: {model.model}")
+        self.out(inner, "(running 'decide' steps is not supported by this version of lait)")
+
+    def kind_workflow(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.WorkflowStepModel)
+        self.out(inner, f"workflow: {model.workflow} (not expanded; run 'lait run --dry-run' on it directly)")
+        if model.with_ is not None:
+            self.out(inner, f"with: {model.with_}")
+
+    def kind_jq(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.JqStep)
+        self.out(inner, f"jq: {model.jq}")
+
+    def kind_ask(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.AskStep)
+        self.out(inner, f"ask: {self.preview(model.ask, known)}")
+        if model.choices:
+            self.out(inner, f"choices: {', '.join(model.choices)}")
+        if model.default is not None:
+            self.out(inner, f"default: {model.default}  (used when stdin is not an interactive terminal)")
+        else:
+            self.out(inner, "default: none  (fails when stdin is not an interactive terminal)")
+
+    def kind_write(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.WriteStep)
+        self.out(inner, f"write: {self.preview(model.write, known)}")
+
+    def kind_group(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        self.steps(self.kids(step, "group"), inner, known)
+
+    def kind_switch(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.SwitchStep)
+        for index, case in enumerate(model.switch):
+            self.out(inner, f"case {index + 1}: when {case.when}")
+            self.steps(self.kids(step, f"switch[{index}]"), body, _MISSING)
+        otherwise = self.kids(step, "else")
+        if otherwise:
+            self.out(inner, "else:")
+            self.steps(otherwise, body, _MISSING)
+        else:
+            self.out(inner, "else: (none; no matching case is a runtime error)")
+
+    def kind_parallel(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.ParallelStep)
+        for name in model.parallel:
+            self.out(inner, f"branch '{name}':")
+            self.steps(self.kids(step, f"parallel.{name}"), body, _MISSING)
+
+    def kind_for_each(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.ForEachStep)
+        self.out(inner, f"items: {model.for_each}")
+        if model.max_concurrency > 1:
+            self.out(inner, f"max_concurrency: {model.max_concurrency}")
+        self.steps(self.kids(step, "steps"), body, _MISSING)
+
+    def kind_while(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.WhileStep)
+        self.out(inner, f"while {model.while_}, max_iterations: {model.max_iterations}")
+        self.steps(self.kids(step, "steps"), body, _MISSING)
+
+    def kind_until(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        assert isinstance(model, m.UntilStep)
+        self.out(inner, f"until {model.until}, max_iterations: {model.max_iterations}")
+        self.steps(self.kids(step, "steps"), body, _MISSING)
+
+    def kind_stop(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        self.out(inner, "-> ends the workflow with the current value")
+
+    def kind_break(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
+        self.out(inner, "-> ends the innermost loop with the current value")
+
+    # -- the whole file -------------------------------------------------------------------------
+    def plan(self, initial_input: Any) -> str:
+        wf = self.workflow
+        self.lines.append(HEADER)
+        if wf.input_schema is not None:
+            self.lines.append(f"input_schema: {describe_schema(wf.input_schema)}")
+        if self.inputs:
+            self.lines.append(f"inputs: {compact_json(self.inputs)}")
+        self.steps(self.doc.steps, "", initial_input)
+        if wf.output is not None:
+            self.lines.append(f"output: {wf.output}")
+        if wf.timeout is not None:
+            self.lines.append(f"timeout: {wf.timeout}s (whole workflow)")
+        return "\n".join(self.lines) + "\n"
+
+
+def dry_run_plan(
+    doc: WorkflowDocument,
+    *,
+    path: Path,
+    config: m.Config,
+    initial_input: Any,
+    inputs: Mapping[str, Any] | None = None,
+) -> str:
+    """The plan of a loaded, valid workflow file (``doc.ok``) as text.
+
+    ``initial_input`` is the typed initial value (PROMPT after the ``input_schema`` rules, ``None``
+    without one); ``inputs`` the resolved ``inputs:`` values. Raises :class:`ConfigurationError`
+    for model resolution problems and :class:`PlanError` when an agent file does not load.
+    """
+    if doc.model is None:
+        raise PlanError(f"{path}: the workflow did not load")
+    return _Planner(doc, path, config, inputs or {}).plan(initial_input)
