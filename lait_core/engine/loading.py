@@ -1,0 +1,74 @@
+"""Reading the agent and skill files a run uses, with every problem reported as
+``lait: <file>:<line>:<col>: <message>`` (a :class:`ConfigurationError`), never a traceback.
+Parsed documents are cached in the run's session by canonical path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+from lait_core.diagnostics import Diagnostic, Severity
+from lait_core.documents.agent import AgentDocument, parse_agent
+from lait_core.documents.skill import SkillDocument, parse_skill
+from lait_core.engine.models import ConfigurationError
+from lait_core.source.files import read_source
+
+
+def canonical(path: Path) -> Path:
+    """The absolute, symlink-resolved path (cycle checks compare these)."""
+    return Path(os.path.realpath(path))
+
+
+def located_error(path: Path | str, diagnostics: Iterable[Diagnostic]) -> ConfigurationError | None:
+    """One error naming every error-severity diagnostic as ``file:line:col: message``."""
+    lines = []
+    for d in diagnostics:
+        if d.severity is not Severity.ERROR:
+            continue
+        start = d.range.start
+        lines.append(f"{path}:{start.line + 1}:{start.character + 1}: {d.message}")
+    return ConfigurationError("\n".join(lines)) if lines else None
+
+
+def _read(path: Path) -> str:
+    loaded = read_source(path)
+    if loaded.text is None:
+        assert loaded.problem is not None
+        error = located_error(path, [loaded.problem])
+        assert error is not None
+        raise error
+    return loaded.text
+
+
+def read_agent(path: Path, cache: MutableMapping[tuple[str, str], Any] | None = None) -> AgentDocument:
+    """The parsed, valid agent file at ``path`` (ConfigurationError otherwise)."""
+    key = ("agent", str(canonical(path)))
+    if cache is not None and key in cache:
+        cached: AgentDocument = cache[key]
+        return cached
+    doc = parse_agent(_read(path), str(path))
+    error = located_error(path, doc.diagnostics)
+    if error is not None:
+        raise error
+    if cache is not None:
+        cache[key] = doc
+    return doc
+
+
+def read_skill(path: Path, cache: MutableMapping[tuple[str, str], Any] | None = None) -> SkillDocument:
+    """The parsed, valid skill file at ``path`` (a directory means its ``SKILL.md``)."""
+    if path.is_dir():
+        path = path / "SKILL.md"
+    key = ("skill", str(canonical(path)))
+    if cache is not None and key in cache:
+        cached: SkillDocument = cache[key]
+        return cached
+    doc = parse_skill(_read(path), str(path))
+    error = located_error(path, doc.diagnostics)
+    if error is not None:
+        raise error
+    if cache is not None:
+        cache[key] = doc
+    return doc

@@ -1,0 +1,119 @@
+"""One run of lait (a chat, an agent run, a workflow run, an editor run): what every loop, step
+and subagent of that run shares.
+
+A :class:`RunSession` owns the HTTP client and the MCP servers of the run. MCP servers connect
+only when a tool source is first used, and :meth:`RunSession.open` closes every one of them --
+killing and reaping their process groups -- and the HTTP client on exit, also when the run is
+cancelled. Loaded agents and skills are cached per run by canonical path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from lait_core.documents.models import Config
+from lait_core.engine.interaction import Interaction
+from lait_core.engine.llm import ChatClient, ModelCaller
+from lait_core.engine.loop import Sender
+from lait_core.engine.resolve import KeyResolver, ResolvedModel
+
+if TYPE_CHECKING:
+    from lait_core.engine.tools.mcp import McpPool
+
+SenderWrapper = Callable[[ModelCaller], Sender]
+
+
+@dataclass(eq=False)
+class RunSession:
+    config: Config
+    config_dir: Path
+    """The folder of the lait.config.yml in use (else the working directory): relative registry
+    paths and MCP ``cwd`` values resolve against it."""
+    interaction: Interaction
+    client: ChatClient
+    approve_tools: bool = False
+    on_spawn: Callable[[int], None] | None = None
+    """Called with the pid of every child process (so Ctrl-C can reach their groups)."""
+    environ: Mapping[str, str] | None = None
+    wrap_sender: SenderWrapper | None = None
+    """Wraps every sender (chat's ``-vv`` request tracing)."""
+    mcp_stderr: TextIO | None = None
+    keys: KeyResolver = field(init=False)
+    cache: dict[tuple[str, str], Any] = field(default_factory=dict, init=False)
+    """Parsed agents and skills of this run, by (kind, canonical path)."""
+    _mcp: McpPool | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.keys = KeyResolver(self.environ)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(
+        cls,
+        config: Config,
+        config_dir: Path,
+        interaction: Interaction,
+        *,
+        approve_tools: bool = False,
+        on_spawn: Callable[[int], None] | None = None,
+        environ: Mapping[str, str] | None = None,
+        client: ChatClient | None = None,
+        wrap_sender: SenderWrapper | None = None,
+        mcp_stderr: TextIO | None = None,
+    ) -> AsyncIterator[RunSession]:
+        """A session for one run; MCP servers and the HTTP client are closed on exit (a client
+        passed in is left to its owner)."""
+        own_client = client is None
+        session = cls(
+            config,
+            config_dir,
+            interaction,
+            client if client is not None else ChatClient(),
+            approve_tools=approve_tools,
+            on_spawn=on_spawn,
+            environ=environ,
+            wrap_sender=wrap_sender,
+            mcp_stderr=mcp_stderr,
+        )
+        try:
+            yield session
+        finally:
+            await session._close(own_client)
+
+    async def _close(self, own_client: bool) -> None:
+        try:
+            if self._mcp is not None:
+                await self._mcp.aclose()
+        finally:
+            if own_client:
+                await self.client.aclose()
+
+    @property
+    def mcp(self) -> McpPool:
+        """The run's MCP servers (created on first use; nothing connects until a tool is listed)."""
+        if self._mcp is None:
+            from lait_core.engine.tools.mcp import McpPool
+
+            self._mcp = McpPool(
+                self.config.mcp_servers,
+                base_dir=self.config_dir,
+                environ=self.environ,
+                stderr=self.mcp_stderr,
+            )
+        return self._mcp
+
+    def sender(self, model: ResolvedModel) -> Sender:
+        """The sender of requests to ``model`` (with fallback across its definitions)."""
+        caller = ModelCaller(
+            model, self.client, keys=self.keys, interaction=self.interaction, environ=self.environ
+        )
+        return self.wrap_sender(caller) if self.wrap_sender is not None else caller
+
+    def resolve_path(self, value: str) -> Path:
+        """A registry path (``agents:``, ``skills:``) made absolute against :attr:`config_dir`."""
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else self.config_dir / path

@@ -1,0 +1,74 @@
+"""RunSession: one HTTP client and one MCP pool per run, closed on exit and on cancellation; the
+sender wraps ModelCaller (with the session's interaction and key resolver)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from lait_core.engine.interaction import HeadlessInteraction
+from lait_core.engine.llm import ModelCaller
+from lait_core.engine.loop import Sender
+from lait_core.engine.models import ChatRequest, ChatResponse, DeltaSink, user_message
+from lait_core.engine.resolve import resolve_model
+from lait_core.engine.session import RunSession
+from tests.engine.agent_support import make_config
+from tests.peers.openai_server import ScriptedOpenAIServer, text
+
+
+async def test_open_owns_and_closes_the_client(llm_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    config = make_config(llm_server, tmp_path)
+    llm_server.push(text("pong"))
+    async with RunSession.open(config, tmp_path, HeadlessInteraction()) as session:
+        sender = session.sender(resolve_model("m", config))
+        assert isinstance(sender, ModelCaller)
+        response = await sender.complete(ChatRequest([user_message("ping")]))
+        http = session.client._http
+        assert session._mcp is None  # nothing MCP was created for a run that uses no MCP server
+    assert response.content == "pong"
+    assert http.is_closed
+
+
+async def test_closed_on_cancellation(llm_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    config = make_config(llm_server, tmp_path)
+    llm_server.push(text("late", delay=5))
+    opened: list[RunSession] = []
+
+    async def run() -> None:
+        async with RunSession.open(config, tmp_path, HeadlessInteraction()) as session:
+            opened.append(session)
+            await session.sender(resolve_model("m", config)).complete(ChatRequest([user_message("x")]))
+
+    task = asyncio.create_task(run())
+    while not llm_server.requests:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert opened[0].client._http.is_closed
+
+
+async def test_wrap_sender_and_resolve_path(llm_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    config = make_config(llm_server, tmp_path)
+    seen: list[ChatRequest] = []
+
+    class Tracing:
+        def __init__(self, inner: ModelCaller) -> None:
+            self.inner = inner
+
+        async def complete(self, request: ChatRequest) -> ChatResponse:
+            seen.append(request)
+            return await self.inner.complete(request)
+
+        async def stream(self, request: ChatRequest, on_delta: DeltaSink | None = None) -> ChatResponse:
+            return await self.inner.stream(request, on_delta)
+
+    llm_server.push(text("ok"))
+    async with RunSession.open(config, tmp_path, HeadlessInteraction(), wrap_sender=Tracing) as session:
+        sender: Sender = session.sender(resolve_model("m", config))
+        await sender.complete(ChatRequest([user_message("x")]))
+        assert session.resolve_path("a/b.md") == tmp_path / "a/b.md"
+        assert session.resolve_path("/abs.md") == Path("/abs.md")
+    assert len(seen) == 1
