@@ -46,6 +46,8 @@ def register(app: typer.Typer) -> None:
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+ConfigOption = Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")]
+NoConfigFlag = Annotated[bool, typer.Option("--no-config", help="Read no config file.")]
 
 
 # -- config --------------------------------------------------------------------------------------
@@ -57,15 +59,19 @@ class LoadedServers:
     the current directory."""
 
 
-def load_servers() -> LoadedServers:
-    """The merged config as every command reads it (``--config``, ``--no-config``, the upward
-    search plus the global file). Exits 3 on unreadable or invalid files."""
+def load_servers(config: Path | None = None, no_config: bool = False) -> LoadedServers:
+    """The merged config as every command reads it (``--config``, ``--no-config``, given before or
+    after the subcommand; else the upward search plus the global file). Exits 3 on unreadable or
+    invalid files."""
     from lait_core.documents.config import ConfigError, ConfigMode, load_config
 
-    explicit = GLOBALS.config
+    explicit = config or GLOBALS.config
+    no_config = no_config or GLOBALS.no_config
+    if explicit is not None and no_config:
+        raise fail("--config and --no-config cannot be used together", 2)
     if explicit is not None and not explicit.is_file():
         raise fail(f"failed to read YAML configuration file '{explicit}': no such file", 3)
-    if GLOBALS.no_config:
+    if no_config:
         mode = ConfigMode.DISABLED
     elif explicit is not None:
         mode = ConfigMode.EXPLICIT
@@ -138,8 +144,10 @@ def server_json(name: str, server: McpServerConfig) -> dict[str, Any]:
 
 # -- lait mcp list -------------------------------------------------------------------------------
 @mcp_app.command(name="list", help="List the configured MCP servers (nothing is started).")
-def list_servers(as_json: JsonFlag = False) -> None:
-    servers = load_servers().config.mcp_servers
+def list_servers(
+    as_json: JsonFlag = False, config: ConfigOption = None, no_config: NoConfigFlag = False
+) -> None:
+    servers = load_servers(config, no_config).config.mcp_servers
     if as_json:
         entries = [server_json(name, s) for name, s in servers.items()]
         sys.stdout.write(json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
@@ -168,8 +176,10 @@ def list_servers(as_json: JsonFlag = False) -> None:
 def list_tools(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A server name from 'mcp_servers:'.")],
     as_json: JsonFlag = False,
+    config: ConfigOption = None,
+    no_config: NoConfigFlag = False,
 ) -> None:
-    loaded = load_servers()
+    loaded = load_servers(config, no_config)
     from lait_core.engine.models import EngineError
 
     try:

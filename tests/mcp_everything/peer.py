@@ -25,7 +25,9 @@ REPO = Path(__file__).resolve().parents[2]
 NPM_DIR = REPO / "tests" / "peers" / "npm"
 EVERYTHING_JS = NPM_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 LOOPBACK = NPM_DIR / "loopback.mjs"
-INSTALL_HINT = "the npm test peer is missing; run `bash .ci/install-test-peers` (or `npm ci --prefix tests/peers/npm`)"
+INSTALL_HINT = (
+    "the npm test peer is missing; run `bash .ci/install-test-peers` (or `npm ci --prefix tests/peers/npm`)"
+)
 
 
 def everything_js() -> Path:

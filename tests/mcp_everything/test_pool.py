@@ -52,7 +52,9 @@ async def test_tools_are_listed_with_qualified_names_and_verbatim_schemas(
         tools = by_name(await pool.source("everything").list_tools())
     finally:
         await pool.aclose()
-    assert {"everything__echo", "everything__get-sum", "everything__trigger-elicitation-request"} <= set(tools)
+    assert {"everything__echo", "everything__get-sum", "everything__trigger-elicitation-request"} <= set(
+        tools
+    )
     get_sum = tools["everything__get-sum"]
     assert (get_sum.name, get_sum.server, get_sum.kind) == ("get-sum", "everything", ToolKind.MCP)
     assert get_sum.description and "sum" in get_sum.description.lower()
@@ -67,7 +69,11 @@ async def test_tools_are_listed_with_qualified_names_and_verbatim_schemas(
 
 async def test_the_source_never_connects_before_it_is_used(tmp_path: Path, marker: str) -> None:
     pool = McpPool(
-        {"everything": McpServerConfig.model_validate({"command": "node", "env": {"LAIT_TEST_MARKER": marker}})},
+        {
+            "everything": McpServerConfig.model_validate(
+                {"command": "node", "env": {"LAIT_TEST_MARKER": marker}}
+            )
+        },
         base_dir=tmp_path,
     )
     first = pool.source("everything")
@@ -115,7 +121,9 @@ async def test_elicitation_is_answered_through_the_interaction(
 
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])
-async def test_elicitation_declined_or_cancelled(everything: dict[str, Any], tmp_path: Path, action: str) -> None:
+async def test_elicitation_declined_or_cancelled(
+    everything: dict[str, Any], tmp_path: Path, action: str
+) -> None:
     interaction = ScriptedElicitation(ElicitationResult(action))
     pool = pool_for({**everything, "allow_elicitation": True}, tmp_path)
     try:
@@ -167,4 +175,3 @@ async def test_aclose_leaves_no_process(tmp_path: Path, marker: str) -> None:
     await pool.aclose()
     await pool.aclose()  # idempotent
     assert running_with_marker(marker) == []
-
