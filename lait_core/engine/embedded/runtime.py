@@ -1,0 +1,182 @@
+"""Loaded GGUF models: one ``llama_cpp.Llama`` per file per process, used by one generation at a
+time, with generations that stop between tokens when cancelled.
+
+Everything here blocks; :mod:`.transport` calls it from worker threads. ``llama_cpp`` is imported
+on first load only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lait_core.engine.embedded.locate import require_llama_cpp
+from lait_core.engine.embedded.prompt import EmbeddedRequestError
+from lait_core.engine.models import ConfigurationError, JsonObject
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+LOCK_POLL = 0.05
+"""Seconds between checks for cancellation while waiting for the model."""
+
+
+class Cancelled(Exception):
+    """The generation was cancelled (the waiting coroutine is gone)."""
+
+
+def default_threads() -> int:
+    """Threads for prompt evaluation and decoding: every core (llama.cpp defaults to half)."""
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    """A GBNF grammar, or a JSON Schema turned into one (any JSON when the schema cannot be)."""
+
+    gbnf: str | None = None
+    schema: JsonObject | None = None
+    any_json: bool = False
+
+    def build(self) -> LlamaGrammar:
+        from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+        if self.gbnf is not None:
+            return LlamaGrammar.from_string(self.gbnf, verbose=False)
+        if self.schema is not None:
+            try:
+                return LlamaGrammar.from_json_schema(json.dumps(self.schema), verbose=False)
+            except Exception:  # the converter raises bare Exceptions on unsupported schemas
+                pass
+        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    text: str
+    finish_reason: str
+    tokens: int
+
+
+class LocalModel:
+    """One loaded GGUF file. :meth:`exclusive` serializes its users (llama contexts are not
+    thread-safe); :meth:`generate` must be called inside it."""
+
+    def __init__(self, path: Path, llama: Llama) -> None:
+        self.path = path
+        self._llama = llama
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def exclusive(self, cancel: threading.Event) -> Iterator[None]:
+        while not self._lock.acquire(timeout=LOCK_POLL):
+            if cancel.is_set():
+                raise Cancelled
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def generate(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int | None,
+        stop: list[str],
+        cancel: threading.Event,
+        grammar: Grammar | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Generated:
+        """Complete ``prompt``; ``on_text`` receives the text as it is produced."""
+        kwargs: dict[str, Any] = {}
+        if seed is not None:
+            kwargs["seed"] = seed
+        try:
+            chunks = self._llama.create_completion(
+                prompt,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=top_p,
+                stop=stop,
+                stream=True,
+                grammar=grammar.build() if grammar is not None else None,
+                stopping_criteria=_cancel_criteria(cancel),
+                **kwargs,
+            )
+            pieces: list[str] = []
+            finish = "stop"
+            for chunk in chunks:
+                assert isinstance(chunk, dict)
+                choice = chunk["choices"][0]
+                piece = choice.get("text") or ""
+                if piece:
+                    pieces.append(piece)
+                    if on_text is not None:
+                        on_text(piece)
+                reason = choice.get("finish_reason")
+                if reason:
+                    finish = str(reason)
+                if cancel.is_set():
+                    break
+        except ValueError as exc:
+            if "exceed context window" in str(exc):
+                raise EmbeddedRequestError(
+                    f"the request is too long for the embedded model: {exc}; shorten the conversation "
+                    "or the tool results"
+                ) from None
+            raise
+        if cancel.is_set():
+            raise Cancelled
+        text = "".join(pieces)
+        return Generated(text, finish, self.count_tokens(text))
+
+
+def _cancel_criteria(cancel: threading.Event) -> Any:
+    from llama_cpp import StoppingCriteriaList
+
+    return StoppingCriteriaList([lambda _ids, _logits: cancel.is_set()])
+
+
+_MODELS: dict[str, LocalModel] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_model(path: Path, *, threads: int | None = None) -> LocalModel:
+    """The loaded model of ``path``, loading it on first use (once per process, whatever thread)."""
+    key = os.path.realpath(path)
+    with _LOAD_LOCK:
+        model = _MODELS.get(key)
+        if model is not None:
+            return model
+        if not os.path.isfile(key):
+            raise ConfigurationError(f"the GGUF model file '{path}' does not exist")
+        require_llama_cpp()
+        from llama_cpp import Llama
+
+        n = threads or default_threads()
+        try:
+            llama = Llama(model_path=key, n_ctx=0, n_threads=n, n_threads_batch=n, verbose=False, seed=0)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ConfigurationError(f"cannot load '{path}' as a GGUF model: {exc}") from None
+        model = LocalModel(Path(key), llama)
+        _MODELS[key] = model
+        return model
+
+
+def loaded_models() -> list[Path]:
+    """The files loaded in this process (for tests and diagnostics)."""
+    with _LOAD_LOCK:
+        return [m.path for m in _MODELS.values()]

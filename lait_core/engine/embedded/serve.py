@@ -1,0 +1,127 @@
+"""Carry out a :class:`~.prompt.Plan` on a loaded model (blocking; runs in a worker thread).
+
+``choose``/``required``: a grammar lets the model write only ``functions.<name>:`` for an offered
+tool (or ``message:`` when it may answer), at temperature 0; a call's arguments are then generated
+under a grammar made from the tool's JSON Schema, so they always parse and fit the schema. One
+call per turn. An answer may stream; with a ``response_format`` it is constrained to JSON (to the
+schema when there is one).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lait_core.engine.embedded.prompt import CALL_PREFIX, END, MESSAGE_PREFIX, Plan, call_text
+from lait_core.engine.embedded.runtime import Generated, Grammar, LocalModel
+from lait_core.engine.models import ToolCall
+
+DECISION_TOKENS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    content: str | None
+    calls: tuple[ToolCall, ...]
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class _LeadingTrim:
+    """Passes text on without the answer's leading whitespace (after ``message:``)."""
+
+    def __init__(self, sink: Callable[[str], None] | None) -> None:
+        self.sink = sink
+        self.started = False
+
+    def __call__(self, piece: str) -> None:
+        if not self.started:
+            piece = piece.lstrip()
+            if not piece:
+                return
+            self.started = True
+        if self.sink is not None:
+            self.sink(piece)
+
+
+def _choice_grammar(options: list[str]) -> Grammar:
+    return Grammar(gbnf="root ::= " + " | ".join(json.dumps(o) for o in options) + "\n")
+
+
+def serve(
+    model: LocalModel, plan: Plan, cancel: threading.Event, on_text: Callable[[str], None] | None = None
+) -> Served:
+    s = plan.sampling
+    stop = [END, *s.stop]
+    used = 0
+
+    def run(
+        prompt: str,
+        *,
+        max_tokens: int,
+        temperature: float,
+        stop: list[str],
+        grammar: Grammar | None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Generated:
+        nonlocal used
+        done = model.generate(
+            prompt,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=s.top_p,
+            seed=s.seed,
+            stop=stop,
+            cancel=cancel,
+            grammar=grammar,
+            on_text=on_text,
+        )
+        used += done.tokens
+        return done
+
+    with model.exclusive(cancel):
+        prompt_tokens = model.count_tokens(plan.prompt)
+        prompt = plan.prompt
+        name = plan.forced
+        if plan.mode in ("choose", "required"):
+            options = [f"{CALL_PREFIX}{t.name}:" for t in plan.tools]
+            if plan.mode == "choose":
+                options.append(MESSAGE_PREFIX)
+            decision = run(
+                prompt,
+                max_tokens=DECISION_TOKENS,
+                temperature=0.0,
+                stop=[":"],
+                grammar=_choice_grammar(options),
+            )
+            picked = decision.text.strip().removesuffix(":")
+            if picked.startswith(CALL_PREFIX):
+                name = picked[len(CALL_PREFIX) :]
+            else:
+                prompt += MESSAGE_PREFIX + "\n"
+        if name is None:
+            grammar = Grammar(schema=plan.answer_schema) if plan.answer_json else None
+            answer = run(
+                prompt,
+                max_tokens=s.max_tokens,
+                temperature=s.temperature,
+                stop=stop,
+                grammar=grammar,
+                on_text=_LeadingTrim(on_text),
+            )
+            text = answer.text.strip()
+            return Served(text or None, (), answer.finish_reason, prompt_tokens, used)
+        tool = next(t for t in plan.tools if t.name == name)
+        arguments = run(
+            prompt + call_text(name, ""),
+            max_tokens=s.max_tokens,
+            temperature=s.temperature,
+            stop=stop,
+            grammar=Grammar(schema=tool.parameters),
+        )
+        call = ToolCall(f"call_{uuid.uuid4().hex[:24]}", name, arguments.text.strip())
+        return Served(None, (call,), "tool_calls", prompt_tokens, used)
