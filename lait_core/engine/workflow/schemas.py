@@ -1,0 +1,41 @@
+"""Schema references of a workflow file (spec 1.8): a ``schemas:`` name, ``{file: path}`` relative to
+the workflow file's directory, or an inline body; and the partial validator's messages as errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lait_core.documents.json_check import check_value
+from lait_core.documents.schema_source import load_schema_file
+from lait_core.engine.workflow.errors import WorkflowError
+from lait_core.engine.workflow.scope import FileScope
+
+
+def _source(scope: FileScope, body: Any, what: str) -> Any:
+    if isinstance(body, dict) and set(body) == {"file"} and isinstance(body["file"], str):
+        loaded = load_schema_file(scope.base_dir, body["file"])
+        if loaded.error is not None:
+            raise WorkflowError(f"{what}: {loaded.error}")
+        return loaded.value
+    return body
+
+
+def resolve_schema(scope: FileScope, ref: Any, what: str) -> Any:
+    """The schema body ``ref`` stands for (``None`` stays ``None``)."""
+    if ref is None:
+        return None
+    if isinstance(ref, str):
+        if ref not in scope.schemas:
+            table = scope.workflow.schemas or {}
+            if ref not in table:
+                raise WorkflowError(f"'{what}' refers to schema '{ref}', which is not defined in 'schemas:'")
+            scope.schemas[ref] = _source(scope, table[ref], f"schemas.{ref}")
+        return scope.schemas[ref]
+    return _source(scope, ref, what)
+
+
+def validate(value: Any, schema: Any, path: str, what: str) -> None:
+    """Raise a :class:`WorkflowError` listing every way ``value`` breaks ``schema``."""
+    problems = check_value(value, schema, path)
+    if problems:
+        raise WorkflowError(f"{what}: " + "; ".join(problems))

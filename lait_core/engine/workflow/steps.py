@@ -1,0 +1,109 @@
+"""The actions of the leaf step kinds: `jq`, `run`, `write`, `ask`, `stop`, `break`, `decide`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from lait_core.documents import models as m
+from lait_core.documents.envvars import EnvVarError, expand
+from lait_core.engine.interaction import Question
+from lait_core.engine.process import run_process
+from lait_core.engine.workflow.errors import DecideNotSupported, WorkflowError
+from lait_core.engine.workflow.evaluate import jq_value, render_template, text_form
+from lait_core.engine.workflow.runner import StepCall, action
+
+STDERR_SHOWN = 4000
+"""Characters of a failed command's stderr quoted in the error."""
+
+
+@action("jq")
+async def jq_step(call: StepCall, value: Any) -> Any:
+    model: m.JqStep = call.model
+    return jq_value(call.frame, model.jq, value, "jq")
+
+
+@action("stop")
+@action("break")
+async def pass_through(call: StepCall, value: Any) -> Any:
+    return value
+
+
+@action("decide")
+async def decide_step(call: StepCall, value: Any) -> Any:
+    raise DecideNotSupported()
+
+
+def strip_one_newline(text: str) -> str:
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _expand(value: str, what: str) -> str:
+    try:
+        return expand(value)
+    except EnvVarError as exc:
+        raise WorkflowError(f"'{what}': {exc.message}") from None
+
+
+@action("run")
+async def run_step(call: StepCall, value: Any) -> Any:
+    model: m.RunStep = call.model
+    frame = call.frame
+    argv = [render_template(frame, item, value, f"run[{i}]") for i, item in enumerate(model.run)]
+    if not argv[0].strip():
+        raise WorkflowError("'run' must start with the program to execute (argv[0] rendered empty)")
+    env: dict[str, str] | None = None
+    if model.env:
+        env = dict(os.environ)
+        for key, raw in model.env.items():
+            env[key] = _expand(raw, f"env.{key}")
+    cwd = _expand(model.cwd, "cwd") if model.cwd is not None else None
+    done = await run_process(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=text_form(value).encode("utf-8"),
+        on_spawn=frame.run.session.on_spawn,
+    )
+    if not done.ok:
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        if len(stderr) > STDERR_SHOWN:
+            stderr = stderr[:STDERR_SHOWN] + "..."
+        detail = f"; stderr: {stderr}" if stderr else ""
+        raise WorkflowError(f"command '{argv[0]}' failed ({done.status}){detail}")
+    try:
+        out = done.stdout.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WorkflowError(
+            f"command '{argv[0]}' wrote output that is not UTF-8 (byte {exc.start})"
+        ) from None
+    return strip_one_newline(out)
+
+
+@action("write")
+async def write_step(call: StepCall, value: Any) -> Any:
+    model: m.WriteStep = call.model
+    target = render_template(call.frame, model.write, value, "write")
+    if not target.strip():
+        raise WorkflowError("'write' rendered an empty path")
+    try:
+        with Path(target).open("w", encoding="utf-8") as fh:
+            fh.write(text_form(value))
+    except OSError as exc:
+        raise WorkflowError(f"cannot write '{target}': {exc.strerror or exc}") from None
+    return value
+
+
+@action("ask")
+async def ask_step(call: StepCall, value: Any) -> Any:
+    model: m.AskStep = call.model
+    text = render_template(call.frame, model.ask, value, "ask")
+    choices = tuple(model.choices) if model.choices else None
+    question = Question(text, choices, model.default, model.multiline)
+    answer = await call.frame.run.session.interaction.ask(question)
+    if choices is not None and answer not in choices:
+        raise WorkflowError(f"the answer {answer!r} is not one of the choices: {', '.join(choices)}")
+    return answer
