@@ -68,13 +68,17 @@ def root(
 
 
 def _register() -> None:
-    from lait_cli import lint, ls, mcp, rule, schema
+    from lait_cli import agent, graph, lint, lists, ls, mcp, rule, run, schema
 
     lint.register(app)
     schema.register(app)
     rule.register(app)
     ls.register(app)
     mcp.register(app)
+    run.register(app)
+    agent.register(app)
+    graph.register(app)
+    lists.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

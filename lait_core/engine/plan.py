@@ -122,8 +122,8 @@ class _Planner:
 
     def out(self, indent: str, text: str) -> None:
         first, *rest = text.split("\n")
-        self.lines.append(f"{indent}{first}")
-        self.lines.extend(f"{indent}  {line}" for line in rest)
+        self.lines.append(f"{indent}{first}".rstrip())
+        self.lines.extend(f"{indent}  {line}".rstrip() for line in rest)
 
     # -- templates ------------------------------------------------------------------------------
     def preview(self, source: str, known: Any) -> str:

@@ -1,0 +1,155 @@
+"""`lait agent run FILE|NAME [INPUT]` and `lait agent list` (spec workflow-and-agent 3.2).
+
+FILE is a path, else a name under ``agents:`` in lait.config.yml (an existing file wins, with a
+note). INPUT follows the stdin rules of PROMPT and is parsed as JSON when it parses; it is checked
+against the agent's ``input_schema`` before any model call, and sent raw as the user message. The
+model and sampling come only from the frontmatter and the config's ``default:``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from lait_cli.main import fail
+from lait_cli.runner import Common, OutputOptions
+
+if TYPE_CHECKING:
+    from lait_core.documents.models import Config
+    from lait_core.engine.agent import AgentDefinition
+
+agent_app = typer.Typer(
+    name="agent",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Run agent files; list the registered agents.",
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(agent_app, name="agent", help="Run agent files; list the registered agents.")
+
+
+@agent_app.command(name="run", help="Run an agent file (or a name from the config's 'agents:') on INPUT.")
+def run(
+    file: Annotated[str, typer.Argument(metavar="FILE", help="An agent Markdown file or an 'agents:' name.")],
+    input_text: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="INPUT", help="The input (JSON when it parses); '-' reads stdin.", show_default=False
+        ),
+    ] = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", metavar="PATH", help="Write the answer to a file ('-': stdout)."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help='Print {"content","reasoning","usage"}.')] = False,
+    render: Annotated[bool, typer.Option("--render", help="Render the answer as terminal Markdown.")] = False,
+    show_usage: Annotated[bool, typer.Option("--show-usage", help="Print token usage to stderr.")] = False,
+    no_history: Annotated[
+        bool, typer.Option("--no-history", help="Do not record the run (lait keeps no history yet).")
+    ] = False,
+    approve_tools: Annotated[
+        bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
+    ] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
+    ] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, show_default=False, help="Debug output on stderr.")
+    ] = 0,
+) -> None:
+    from lait_cli.runner import finish
+
+    common = Common(config, no_config, verbose, approve_tools).merged()
+    options = OutputOptions(output, json_out, render and not json_out, show_usage)
+    finish(execute(file, input_text, common, options))
+
+
+def load_definition(file: str, config: Config) -> AgentDefinition:
+    """The agent FILE or NAME stands for; a file with errors exits 3 with every error located."""
+    from lait_cli.runner import diagnostic_line, find_target
+    from lait_core.documents.agent import parse_agent
+    from lait_core.engine.agent import agent_from_file
+    from lait_core.engine.models import EngineError
+    from lait_core.source.files import read_source
+
+    path = find_target(file, config.agents, "agent")
+    loaded = read_source(path)
+    if loaded.text is None:
+        assert loaded.problem is not None
+        raise fail(f"cannot read agent '{path}': {loaded.problem.message}", 3)
+    doc = parse_agent(loaded.text, str(path))
+    errors = sorted((d for d in doc.diagnostics if d.severity == "error"), key=lambda d: d.sort_key())
+    if errors or doc.frontmatter is None:
+        for d in errors:
+            sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
+        raise fail(f"'{path}' is not a valid agent file", 3)
+    registered = file if not Path(file).expanduser().is_file() and file in config.agents else None
+    try:
+        return agent_from_file(path, key=registered)
+    except EngineError as exc:
+        raise fail(str(exc)) from None
+
+
+def execute(file: str, input_argument: str | None, common: Common, options: OutputOptions) -> int:
+    from lait_cli.runner import load_run_config, make_terminal, present, read_optional_prompt, run_guarded
+    from lait_cli.terminal import Interrupts
+    from lait_core.engine.agent import check_input, parse_input
+    from lait_core.engine.models import EngineError
+
+    config, config_dir = load_run_config(common)
+    agent = load_definition(file, config)
+    text = read_optional_prompt(input_argument)
+    if text is None:
+        raise fail("an INPUT is required; provide one or pipe input via stdin", 2)
+    value = parse_input(text)
+    try:
+        check_input(agent, value)
+    except EngineError as exc:
+        raise fail(str(exc)) from None
+    terminal = make_terminal(common)
+
+    async def go(interrupts: Interrupts) -> Any:
+        from lait_core.engine.agent import run_agent
+        from lait_core.engine.session import RunSession
+
+        async with RunSession.open(
+            config,
+            config_dir,
+            terminal,
+            approve_tools=common.approve_tools,
+            on_spawn=interrupts.on_spawn,
+        ) as session:
+            return await run_agent(session, agent, value, user_text=text, include_usage=options.show_usage)
+
+    reply, code = run_guarded(go, terminal)
+    if code != 0 or reply is None:
+        return code
+    render = options.render or bool(config.default.render)
+    present(
+        options,
+        reply.text,
+        reply.usage,
+        usage_seen=terminal.usage_seen,
+        render=render,
+    )
+    return 0
+
+
+@agent_app.command(name="list", help="List the agents registered under 'agents:' in lait.config.yml.")
+def list_agents(
+    config: Annotated[
+        Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
+    ] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
+) -> None:
+    from lait_cli.lists import print_registry
+
+    print_registry("agents", Common(config, no_config).merged())

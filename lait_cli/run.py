@@ -1,0 +1,205 @@
+"""`lait run FILE|NAME [PROMPT]`: run a workflow (spec workflow-and-agent 1.1, 1.9, 1.12).
+
+FILE is a path, else a name under ``workflows:`` in lait.config.yml (an existing file wins, with a
+note). The whole file is validated first: a file with errors prints them as
+``file:line:col: CODE error: message`` and exits 3 before anything runs. ``--dry-run`` prints the
+plan (nothing is called); otherwise the run's progress goes to stderr and its result alone to
+stdout (or ``-o``), as text or, with ``--json``, as ``{"content", "reasoning", "usage"}``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from lait_cli.main import fail
+from lait_cli.runner import Common, OutputOptions
+
+if TYPE_CHECKING:
+    from lait_core.documents.models import Config
+    from lait_core.documents.workflow import WorkflowDocument
+
+HELP = (
+    "Run a workflow file (or a name from the config's 'workflows:'). PROMPT is the initial value; "
+    "'-' reads stdin, and piped stdin is appended to PROMPT. Progress goes to stderr, the result to stdout."
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="run", help=HELP)(run)
+
+
+def run(
+    file: Annotated[str, typer.Argument(metavar="FILE", help="A workflow file or a 'workflows:' name.")],
+    prompt: Annotated[
+        str | None,
+        typer.Argument(metavar="PROMPT", help="The initial value; '-' reads stdin.", show_default=False),
+    ] = None,
+    input_: Annotated[
+        list[str] | None,
+        typer.Option("--input", metavar="KEY=VALUE", help="Bind a declared input (repeatable; later wins)."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the execution plan; call nothing.")
+    ] = False,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", metavar="PATH", help="Write the result to a file ('-': stdout)."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help='Print {"content","reasoning","usage"}.')] = False,
+    render: Annotated[bool, typer.Option("--render", help="Render the result as terminal Markdown.")] = False,
+    show_usage: Annotated[bool, typer.Option("--show-usage", help="Print token usage to stderr.")] = False,
+    no_history: Annotated[
+        bool, typer.Option("--no-history", help="Do not record the run (lait keeps no history yet).")
+    ] = False,
+    approve_tools: Annotated[
+        bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
+    ] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
+    ] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, show_default=False, help="Debug output on stderr.")
+    ] = 0,
+) -> None:
+    from lait_cli.runner import finish
+
+    common = Common(config, no_config, verbose, approve_tools).merged()
+    options = OutputOptions(output, json_out, render and not json_out, show_usage)
+    finish(execute(file, prompt, list(input_ or []), dry_run, common, options))
+
+
+def print_load_errors(doc: WorkflowDocument, path: Path) -> None:
+    from lait_cli.runner import diagnostic_line
+
+    errors = sorted((d for d in doc.diagnostics if d.severity == "error"), key=lambda d: d.sort_key())
+    for d in errors:
+        sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
+    count = len(errors) or 1
+    sys.stderr.write(f"lait: '{path}' is not a valid workflow ({count} error{'s' if count != 1 else ''})\n")
+
+
+def load_workflow(path: Path) -> WorkflowDocument:
+    """The validated document, or exit 3 with every load error located."""
+    from lait_core.documents.workflow import parse_workflow
+    from lait_core.source.files import read_source
+
+    loaded = read_source(path)
+    if loaded.text is None:
+        assert loaded.problem is not None
+        raise fail(f"cannot read workflow '{path}': {loaded.problem.message}", 3)
+    doc = parse_workflow(loaded.text, str(path))
+    if not doc.ok:
+        print_load_errors(doc, path)
+        raise typer.Exit(3)
+    return doc
+
+
+def top_level_schema(doc: WorkflowDocument, path: Path) -> Any:
+    """The body of the workflow's ``input_schema`` (None without one)."""
+    from lait_core.documents.schema_source import load_schema_file
+    from lait_core.engine.workflow.errors import WorkflowError
+
+    assert doc.model is not None
+    ref = doc.model.input_schema
+    if isinstance(ref, str):
+        ref = (doc.model.schemas or {}).get(ref)
+    if isinstance(ref, dict) and set(ref) == {"file"} and isinstance(ref["file"], str):
+        loaded = load_schema_file(path.parent, ref["file"])
+        if loaded.error is not None:
+            raise WorkflowError(f"input_schema: {loaded.error}")
+        return loaded.value
+    return ref
+
+
+def dry_run(
+    doc: WorkflowDocument, path: Path, config: Config, prompt: str | None, cli_inputs: dict[str, str]
+) -> str:
+    """The plan text; the initial value and inputs are typed and checked as a run does."""
+    from lait_core.engine.plan import dry_run_plan
+    from lait_core.engine.workflow.inputs import bind_inputs, initial_value
+    from lait_core.engine.workflow.schemas import validate
+
+    assert doc.model is not None
+    inputs = bind_inputs(doc.model.inputs, cli_inputs, from_text=True)
+    schema = top_level_schema(doc, path)
+    initial = initial_value(prompt, schema)
+    if schema is not None:
+        validate(initial, schema, "input", "the workflow's input")
+    return dry_run_plan(doc, path=path, config=config, initial_input=initial, inputs=inputs)
+
+
+def execute(
+    file: str,
+    prompt_argument: str | None,
+    input_options: list[str],
+    plan_only: bool,
+    common: Common,
+    options: OutputOptions,
+) -> int:
+    from lait_cli.runner import find_target, load_run_config, read_optional_prompt, usage_error
+    from lait_core.engine.models import EngineError
+    from lait_core.engine.workflow.inputs import InputError, parse_input_options
+
+    config, config_dir = load_run_config(common)
+    path = find_target(file, config.workflows, "workflow")
+    try:
+        cli_inputs = parse_input_options(input_options)
+    except InputError as exc:
+        usage_error(str(exc))
+    doc = load_workflow(path)
+    assert doc.model is not None
+    prompt = read_optional_prompt(prompt_argument)
+    if prompt is None and not doc.model.inputs:
+        usage_error(
+            "a PROMPT is required; provide one or pipe input via stdin (the workflow declares no 'inputs:')"
+        )
+    if plan_only:
+        from lait_cli.runner import write_output
+
+        try:
+            text = dry_run(doc, path, config, prompt, cli_inputs)
+        except EngineError as exc:
+            raise fail(str(exc)) from None
+        write_output(options, text)
+        return 0
+    return run_for_real(path, config, config_dir, prompt, cli_inputs, common, options)
+
+
+def run_for_real(
+    path: Path,
+    config: Config,
+    config_dir: Path,
+    prompt: str | None,
+    inputs: dict[str, str],
+    common: Common,
+    options: OutputOptions,
+) -> int:
+    from lait_cli.runner import make_terminal, present, run_guarded
+    from lait_cli.terminal import Interrupts
+
+    terminal = make_terminal(common)
+
+    async def go(interrupts: Interrupts) -> Any:
+        from lait_core.engine.session import RunSession
+        from lait_core.engine.workflow import run_workflow
+
+        async with RunSession.open(
+            config,
+            config_dir,
+            terminal,
+            approve_tools=common.approve_tools,
+            on_spawn=interrupts.on_spawn,
+        ) as session:
+            return await run_workflow(session, path, prompt=prompt, inputs=inputs)
+
+    result, code = run_guarded(go, terminal)
+    if code != 0 or result is None:
+        return code
+    render = options.render or bool(config.default.render)
+    present(options, result.text, result.usage, usage_seen=terminal.usage_seen, render=render)
+    return 0

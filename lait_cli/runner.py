@@ -1,0 +1,292 @@
+"""What `lait run` and `lait agent run` share: the config and its folder, FILE-or-NAME lookup,
+the stdin rules for an optional PROMPT/INPUT, running under the Ctrl-C protocol, the exit code of
+a failure (by error type, walking the cause chain) and writing the result (-o, --json, --render,
+--show-usage).
+
+Top-level imports are typer and the standard library only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import typer
+
+from lait_cli.main import GLOBALS, fail
+
+if TYPE_CHECKING:
+    from lait_cli.terminal import ChatTerminal, Interrupts
+    from lait_core.diagnostics import Diagnostic
+    from lait_core.documents.models import Config
+    from lait_core.engine.models import Usage
+
+_T = TypeVar("_T")
+
+
+@dataclass(slots=True)
+class OutputOptions:
+    output: str | None = None
+    json: bool = False
+    render: bool = False
+    show_usage: bool = False
+
+    @property
+    def output_file(self) -> Path | None:
+        """``-o PATH`` (``-o -`` is stdout, so None)."""
+        return Path(self.output) if self.output not in (None, "-") else None
+
+
+@dataclass(slots=True)
+class Common:
+    """Global options that may also follow the subcommand."""
+
+    config: Path | None = None
+    no_config: bool = False
+    verbose: int = 0
+    approve_tools: bool = False
+
+    def merged(self) -> Common:
+        """These options over the ones given before the subcommand."""
+        return Common(
+            self.config or GLOBALS.config,
+            self.no_config or GLOBALS.no_config,
+            max(self.verbose, GLOBALS.verbose),
+            self.approve_tools or GLOBALS.approve_tools,
+        )
+
+
+def usage_error(message: str) -> NoReturn:
+    raise fail(message, 2)
+
+
+# -- config ------------------------------------------------------------------------------------
+def diagnostic_line(d: Diagnostic, path: str | None = None) -> str:
+    start = d.range.start
+    return (
+        f"{path or d.path}:{start.line + 1}:{start.character + 1}: {d.code} {d.severity.value}: {d.message}"
+    )
+
+
+def load_run_config(common: Common) -> tuple[Config, Path]:
+    """The merged config and the folder of the ``lait.config.yml`` in use (else the working
+    directory). A broken config exits 3 with its located problems."""
+    from lait_core.documents.config import ConfigError, ConfigMode, load_config
+
+    if common.config is not None and common.no_config:
+        usage_error("--config and --no-config cannot be used together")
+    if common.config is not None and not common.config.is_file():
+        raise fail(f"failed to read YAML configuration file '{common.config}': no such file", 3)
+    mode = (
+        ConfigMode.DISABLED
+        if common.no_config
+        else ConfigMode.EXPLICIT
+        if common.config
+        else ConfigMode.SEARCH
+    )
+    try:
+        loaded = load_config(mode, explicit=common.config)
+    except ConfigError as exc:
+        raise fail(str(exc), 3) from None
+    if any(doc.model is None for doc in loaded.documents):
+        for d in loaded.diagnostics:
+            sys.stderr.write(diagnostic_line(d) + "\n")
+        raise fail(f"{loaded.display} is not a valid configuration", 3)
+    folder = Path(loaded.project.path).parent if loaded.project is not None else Path.cwd()
+    return loaded.config, folder.absolute()
+
+
+def find_target(argument: str, registry: dict[str, str], what: str) -> Path:
+    """FILE or NAME: an existing file wins (with a note when the name is registered too), else the
+    ``workflows:``/``agents:`` registry (``what`` = ``workflow``/``agent``)."""
+    path = Path(argument).expanduser()
+    registered = registry.get(argument)
+    if path.is_file():
+        if registered is not None:
+            sys.stderr.write(
+                f"note: '{argument}' is both a file and a registered {what} name; running the file\n"
+            )
+        return path
+    if registered is not None:
+        # registry paths were joined onto their config file's folder when the config loaded
+        return Path(registered).expanduser().absolute()
+    if path.exists():
+        raise fail(f"'{argument}' is not a file")
+    names = ", ".join(sorted(registry)) or "none"
+    section = "workflows" if what == "workflow" else "agents"
+    raise fail(
+        f"{what} '{argument}' not found: no such file, and no {what} of that name is registered under"
+        f" '{section}:' in lait.config.yml (registered: {names})"
+    )
+
+
+# -- stdin -------------------------------------------------------------------------------------
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def read_optional_prompt(argument: str | None) -> str | None:
+    """PROMPT/INPUT after the stdin rules (spec 1.1): ``-`` reads stdin only; piped stdin is read
+    too and appended as ``"{PROMPT}\\n\\n{piped}"``; whitespace-only piped text counts as absent and
+    trailing ``\\r``/``\\n`` are stripped. None when there is neither."""
+    piped: str | None = None
+    if argument == "-" or not _stdin_is_tty():
+        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise fail("standard input is not UTF-8 text") from None
+        text = text.removeprefix("\ufeff").rstrip("\r\n")
+        if text.strip():
+            piped = text
+    if argument == "-":
+        if piped is None:
+            usage_error("a PROMPT is required; provide one or pipe input via stdin (stdin was empty)")
+        return piped
+    if argument is not None:
+        return argument if piped is None else f"{argument}\n\n{piped}"
+    return piped
+
+
+# -- failures ----------------------------------------------------------------------------------
+def _chain(exc: BaseException, *, context: bool) -> list[BaseException]:
+    """``exc`` and its causes (with ``context``: also implicit contexts not suppressed)."""
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in out):
+        out.append(current)
+        nxt = current.__cause__
+        if nxt is None and context and not current.__suppress_context__:
+            nxt = current.__context__
+        current = nxt
+    return out
+
+
+def error_message(exc: BaseException) -> str:
+    """The error chain in one line: the outer message, then causes it does not already contain."""
+    parts: list[str] = []
+    for e in _chain(exc, context=False):
+        if isinstance(e, asyncio.CancelledError):
+            continue
+        text = str(e) or type(e).__name__
+        if isinstance(e, OSError) and e.strerror:
+            text = e.strerror + (f": '{e.filename}'" if e.filename else "")
+        if not parts or text not in parts[-1]:
+            parts.append(text)
+    return ": ".join(parts) or "cancelled"
+
+
+def classify_chain(exc: BaseException, sigint: bool) -> tuple[int, str]:
+    """Exit code and message of a failed run (spec tools-mcp-cli 1.6), by the types in the cause
+    chain: 130 after SIGINT, 3 a workflow file that does not validate, 4 a model API error, 5 a
+    ``timeout:`` or a cancellation, 1 any other engine error. Other exceptions are re-raised."""
+    from lait_core.engine.models import EngineError, Interrupted, LlmError
+
+    if sigint:
+        return 130, "interrupted"
+    chain = _chain(exc, context=True)
+    message = error_message(exc)
+    try:
+        from lait_core.engine.workflow.errors import WorkflowLoadError
+    except ImportError:  # pragma: no cover - the workflow engine is part of the package
+        load_errors: tuple[type[BaseException], ...] = ()
+    else:
+        load_errors = (WorkflowLoadError,)
+    if any(isinstance(e, load_errors) for e in chain):
+        return 3, message
+    if any(isinstance(e, LlmError) for e in chain):
+        return 4, message
+    if any(isinstance(e, Interrupted | asyncio.CancelledError) for e in chain):
+        return 5, message
+    if any(isinstance(e, EngineError | OSError) for e in chain):
+        return 1, message
+    raise exc
+
+
+# -- running -----------------------------------------------------------------------------------
+def make_terminal(common: Common) -> ChatTerminal:
+    """Progress and prompts on stderr, ``-v`` debug lines."""
+    from lait_cli.terminal import ChatTerminal
+
+    return ChatTerminal(verbosity=common.verbose)
+
+
+def run_guarded(
+    make: Callable[[Interrupts], Coroutine[Any, Any, _T]], terminal: ChatTerminal
+) -> tuple[_T | None, int]:
+    """Run the coroutine ``make(interrupts)`` under the Ctrl-C protocol; (result, 0) on success,
+    else (None, exit code) after printing ``lait: <error chain>``."""
+    from lait_cli.terminal import Interrupts, run_interruptible
+
+    interrupts = Interrupts()
+    try:
+        result = run_interruptible(make(interrupts), interrupts)
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise
+        code, message = classify_chain(exc, interrupts.sigint > 0)
+        sys.stderr.write(f"lait: {message}\n")
+        return None, code
+    if interrupts.sigint:
+        sys.stderr.write("lait: interrupted\n")
+        return None, 130
+    return result, 0
+
+
+def finish(code: int) -> NoReturn:
+    from lait_cli.terminal import exit_now, prompt_threads_alive
+
+    if code == 130 or prompt_threads_alive():
+        exit_now(code)
+    raise typer.Exit(code)
+
+
+# -- output ------------------------------------------------------------------------------------
+def write_output(options: OutputOptions, text: str) -> None:
+    path = options.output_file
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        path.write_text(text, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise fail(f"cannot write '{path}': {exc.strerror or exc}") from None
+
+
+def usage_line(usage: Usage) -> str:
+    return (
+        f"usage: prompt={usage.prompt_tokens} completion={usage.completion_tokens} total={usage.total_tokens}"
+    )
+
+
+def present(
+    options: OutputOptions,
+    text: str,
+    usage: Usage,
+    *,
+    reasoning: str | None = None,
+    usage_seen: bool = True,
+    render: bool = False,
+) -> None:
+    """Print (or write) a run's result: the text alone (``--render``: as Markdown on a terminal),
+    or ``{"content", "reasoning", "usage"}`` with ``--json``; ``--show-usage`` on stderr."""
+    if options.json:
+        payload = {"content": text, "reasoning": reasoning, "usage": usage.as_dict() if usage_seen else None}
+        write_output(options, json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    elif render and options.output_file is None and sys.stdout.isatty():
+        from lait_cli.chat import _render_markdown
+
+        _render_markdown(text)
+    else:
+        write_output(options, text + "\n")
+    if options.show_usage:
+        sys.stderr.write(usage_line(usage) + "\n")
