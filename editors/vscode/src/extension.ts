@@ -1,0 +1,311 @@
+// The VS Code glue: starts lait-ls, declares `experimental.lait`, answers the three dialog
+// requests, runs workflows/agents from the lenses, and shows progress, output and status.
+// Everything that decides *what* to ask or print lives in the vscode-free modules.
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  WorkDoneProgress,
+  type ClientCapabilities,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type StaticFeature,
+} from "vscode-languageclient/node";
+
+import { approve, describeApproval } from "./approval";
+import { ask } from "./ask";
+import { DialogQueue } from "./dialogQueue";
+import { elicit } from "./elicitForm";
+import { RunLog } from "./events";
+import {
+  APPROVE_TOOL_CALL,
+  ASK,
+  CLIENT_CAPABILITY,
+  ELICIT,
+  RUN,
+  RUN_EVENT,
+  STATUS,
+  type ApproveParams,
+  type ApproveResult,
+  type AskParams,
+  type AskResult,
+  type ElicitParams,
+  type ElicitResult,
+  type RunEventParams,
+  type RunResult,
+  type RunTarget,
+  type StatusResult,
+} from "./protocol";
+import { collectRun, targetForFile } from "./runForm";
+import { findServer } from "./serverPath";
+import { statusView } from "./statusText";
+import { vscodeUi } from "./vscodeUi";
+
+/** How long a cancelled run may take to confirm before the extension stops waiting. */
+const CANCEL_GRACE_MS = 10_000;
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+let log: RunLog;
+let statusItem: vscode.StatusBarItem;
+const dialogs = new DialogQueue();
+const progressOf = new Map<string, vscode.Progress<{ message?: string }>>();
+let runCounter = 0;
+
+class LaitCapability implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), lait: CLIENT_CAPABILITY };
+  }
+  initialize(): void {}
+  getState(): { kind: "static" } {
+    return { kind: "static" };
+  }
+  clear(): void {}
+}
+
+function folders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The interpreter the Python extension uses for the first folder, when it is installed. */
+async function pythonInterpreter(): Promise<string | undefined> {
+  try {
+    const python = vscode.extensions.getExtension("ms-python.python");
+    if (python !== undefined) {
+      const api = (python.isActive ? python.exports : await python.activate()) as {
+        environments?: { getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } };
+      };
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const found = api.environments?.getActiveEnvironmentPath(folder)?.path;
+      if (found) return found;
+    }
+  } catch {
+    // The Python extension is optional.
+  }
+  const setting = vscode.workspace.getConfiguration("python").get<string>("defaultInterpreterPath");
+  return setting && setting.includes("/") ? setting : undefined;
+}
+
+function laitSettings(): { approveTools: string } {
+  return { approveTools: vscode.workspace.getConfiguration("lait").get<string>("approveTools") ?? "always" };
+}
+
+async function startClient(context: vscode.ExtensionContext): Promise<void> {
+  const config = vscode.workspace.getConfiguration("lait");
+  const found = findServer({
+    configured: config.get<string>("server.path") ?? "",
+    workspaceFolders: folders(),
+    pythonInterpreter: await pythonInterpreter(),
+    env: process.env,
+    platform: process.platform,
+    home: os.homedir(),
+    isExecutable,
+  });
+  if ("error" in found) {
+    output.appendLine(`lait: ${found.error}`);
+    for (const file of found.tried.slice(0, 20)) output.appendLine(`    tried ${file}`);
+    statusItem.text = "$(error) lait-ls not found";
+    statusItem.tooltip = found.error;
+    statusItem.show();
+    void vscode.window.showErrorMessage(`lait: ${found.error}`, "Open settings").then((choice) => {
+      if (choice) void vscode.commands.executeCommand("workbench.action.openSettings", "lait.server.path");
+    });
+    return;
+  }
+  output.appendLine(`lait: starting ${found.command} (from ${found.source})`);
+  const serverOptions: ServerOptions = { command: found.command, args: config.get<string[]>("server.args") ?? [] };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: "file", language: "yaml" },
+      { scheme: "file", language: "markdown" },
+    ],
+    initializationOptions: laitSettings(),
+    synchronize: { configurationSection: "lait" },
+    outputChannelName: "lait-ls",
+  };
+  const c = new LanguageClient("lait", "lait-ls", serverOptions, clientOptions);
+  c.registerFeature(new LaitCapability());
+  c.onRequest(APPROVE_TOOL_CALL, (params: ApproveParams, token): Promise<ApproveResult> => {
+    for (const line of describeApproval(params)) log.note(line);
+    return dialogs.enqueue(params.runId, (cancel) => approve(vscodeUi, params, cancel), { decision: "deny" }, token);
+  });
+  c.onRequest(ELICIT, (params: ElicitParams, token): Promise<ElicitResult> => {
+    log.note(`MCP server '${params.server}' asks: ${params.message}`);
+    return dialogs.enqueue(
+      params.runId,
+      (cancel) => elicit(vscodeUi, params, { cancel, log: (m) => log.note(m) }),
+      { action: "cancel" },
+      token,
+    );
+  });
+  c.onRequest(ASK, (params: AskParams, token): Promise<AskResult> =>
+    dialogs.enqueue(params.runId, (cancel) => ask(vscodeUi, params, cancel), null, token),
+  );
+  c.onNotification(RUN_EVENT, (params: RunEventParams) => {
+    log.event(params.runId, params.event);
+    const progress = progressOf.get(params.runId);
+    if (progress !== undefined && params.event.type === "stepStarted") {
+      progress.report({ message: String(params.event["label"] ?? "") });
+    }
+  });
+  client = c;
+  context.subscriptions.push(c);
+  try {
+    await c.start();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    output.appendLine(`lait: lait-ls did not start: ${message}`);
+    statusItem.text = "$(error) lait-ls failed";
+    statusItem.show();
+    return;
+  }
+  await refreshStatus();
+}
+
+async function refreshStatus(): Promise<void> {
+  const c = client;
+  if (c === undefined || !c.isRunning()) return;
+  const version = c.initializeResult?.serverInfo?.version;
+  const editor = vscode.window.activeTextEditor;
+  let status: StatusResult | undefined;
+  try {
+    const params = editor?.document.uri.scheme === "file" ? { uri: editor.document.uri.toString() } : {};
+    status = await c.sendRequest<StatusResult>(STATUS, params);
+  } catch {
+    status = undefined; // an older server without lait/status: the version alone
+  }
+  const view = statusView(version, status ?? undefined, folders());
+  statusItem.text = view.text;
+  statusItem.tooltip = view.tooltip;
+  statusItem.backgroundColor = view.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+  statusItem.show();
+}
+
+function activeTarget(kind: "workflow" | "agent" | undefined): RunTarget | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  if (document === undefined || document.uri.scheme !== "file") {
+    void vscode.window.showErrorMessage("lait: open a workflow or agent file to run it");
+    return undefined;
+  }
+  const target = targetForFile(document.uri.toString(), document.languageId);
+  if (kind !== undefined) target.kind = kind;
+  return target;
+}
+
+function isTarget(value: unknown): value is RunTarget {
+  return typeof value === "object" && value !== null && typeof (value as RunTarget).uri === "string";
+}
+
+async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun: boolean): Promise<void> {
+  const c = client;
+  if (c === undefined || !c.isRunning()) {
+    void vscode.window.showErrorMessage("lait: the language server is not running (see the lait output)");
+    return;
+  }
+  const target = isTarget(arg) ? arg : activeTarget(kind);
+  if (target === undefined) return;
+  const request = await collectRun(vscodeUi, target, dryRun);
+  if ("cancelled" in request) return;
+  if ("error" in request) {
+    void vscode.window.showErrorMessage(`lait: ${request.error}`);
+    return;
+  }
+  const params = request.params;
+  runCounter += 1;
+  const runId = `vscode-${Date.now().toString(36)}-${runCounter}`;
+  params.runId = runId;
+  params.workDoneToken = `lait-run/${runId}`;
+  const name = target.name ?? vscode.workspace.asRelativePath(vscode.Uri.parse(target.uri));
+  output.show(true);
+  log.note(`--- ${dryRun ? "dry run" : "run"} ${name} (${new Date().toLocaleTimeString()})`);
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `lait: ${dryRun ? "dry run" : "running"} ${name}`, cancellable: true },
+    async (progress, token) => {
+      progressOf.set(runId, progress);
+      const progressSub = c.onProgress(WorkDoneProgress.type, params.workDoneToken ?? "", (value) => {
+        if (value.kind !== "end" && value.message) progress.report({ message: value.message });
+      });
+      const cancelSub = token.onCancellationRequested(() => dialogs.endRun(runId));
+      // A cancelled run whose server never confirms must not keep the notification forever.
+      const gaveUp = new Promise<"gave-up">((resolve) => {
+        token.onCancellationRequested(() => setTimeout(() => resolve("gave-up"), CANCEL_GRACE_MS));
+      });
+      try {
+        const result = await Promise.race([c.sendRequest<RunResult | null>(RUN, params, token), gaveUp]);
+        if (result === "gave-up" || result === null || result === undefined) {
+          log.finished({ runId, status: "cancelled", output: "" });
+        } else {
+          log.finished(result);
+          if (result.status === "failed") {
+            void vscode.window.showErrorMessage(result.error ?? "lait: the run failed");
+          }
+        }
+      } catch (error) {
+        if (token.isCancellationRequested) {
+          log.finished({ runId, status: "cancelled", output: "" });
+        } else {
+          const message = error instanceof Error ? error.message : String(error);
+          log.finished({ runId, status: "failed", output: "", error: `lait: ${message}` });
+          void vscode.window.showErrorMessage(`lait: ${message}`);
+        }
+      } finally {
+        progressSub.dispose();
+        cancelSub.dispose();
+        progressOf.delete(runId);
+        dialogs.endRun(runId);
+      }
+    },
+  );
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("lait");
+  log = new RunLog((text) => output.append(text));
+  statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
+  statusItem.command = "lait.showOutput";
+  statusItem.text = "$(sync~spin) lait";
+  context.subscriptions.push(
+    output,
+    statusItem,
+    vscode.commands.registerCommand("lait.runWorkflow", (arg: unknown) => run(arg, "workflow", false)),
+    vscode.commands.registerCommand("lait.runAgent", (arg: unknown) => run(arg, "agent", false)),
+    vscode.commands.registerCommand("lait.dryRun", (arg: unknown) => run(arg, undefined, true)),
+    vscode.commands.registerCommand("lait.showOutput", () => output.show()),
+    vscode.commands.registerCommand("lait.restartServer", async () => {
+      if (client !== undefined) {
+        await client.stop().catch(() => undefined);
+        client = undefined;
+      }
+      await startClient(context);
+    }),
+    vscode.window.onDidChangeActiveTextEditor(() => void refreshStatus()),
+    vscode.workspace.onDidSaveTextDocument((document) => {
+      if (/lait\.config\.ya?ml$/.test(document.uri.path)) void refreshStatus();
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("lait.server")) {
+        void vscode.window.showInformationMessage("lait: restart the language server to use the new server setting?", "Restart").then((choice) => {
+          if (choice) void vscode.commands.executeCommand("lait.restartServer");
+        });
+      }
+    }),
+  );
+  await startClient(context);
+}
+
+export async function deactivate(): Promise<void> {
+  if (client !== undefined) {
+    await client.stop();
+  }
+}
