@@ -1,0 +1,9 @@
+"""The MCP client (tools-mcp-cli spec 3): transports (:mod:`.stdio`, :mod:`.http`), one live
+connection per server (:mod:`.connection`), tool listing with its limits and cache
+(:mod:`.listing`), result rendering (:mod:`.render`) and elicitation mapping
+(:mod:`.elicitation`). The tool source and the per-run pool are in
+:mod:`lait_core.engine.tools.mcp`.
+
+Every module here except :mod:`.limits`, :mod:`.errors` and :mod:`.render` imports the ``mcp``
+SDK (about 0.5 s), so they are imported only when a server is first used.
+"""

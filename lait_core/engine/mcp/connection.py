@@ -1,0 +1,280 @@
+"""One live connection to one MCP server, owned by a dedicated task.
+
+The SDK's context managers (the transport, the session, the client) are anyio code whose cancel
+scopes must be entered and exited by the same task (python-stack 2.5), while lait calls tools
+from many tasks (parallel calls, workflow branches). So each connection has an *owner task* that
+enters the client, reports ready, waits for :meth:`McpConnection.aclose`, and exits the client
+again; every other task only sends requests through it. The owner task starts with an empty
+context, so nothing of the first caller's context leaks into the connection.
+
+The client negotiates the newest protocol the server speaks (``server/discover`` at 2026-07-28,
+falling back to ``initialize`` at 2025-11-25), advertises only elicitation, and answers sampling
+and roots requests "method not found". Elicitation reaches the interaction of the call that
+caused it: on 2026-07-28 ``input_required`` results are resolved in the caller's task (a context
+variable names its interaction); a 2025-era ``elicitation/create`` arrives on the connection's
+own task and goes to the interaction of a call in flight (the oldest one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import itertools
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from typing import Any, TextIO
+
+import mcp_types as types
+from mcp.client import Client
+from mcp.client.session import ClientRequestContext, ClientSession
+
+from lait_core import __version__
+from lait_core.documents.models import McpServerConfig
+from lait_core.engine.interaction import Interaction
+from lait_core.engine.mcp import elicitation
+from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.http import http_transport
+from lait_core.engine.mcp.limits import McpLimits
+from lait_core.engine.mcp.spec import HttpSpec, ServerSpec
+from lait_core.engine.mcp.stdio import StdioState, stdio_transport
+
+_CALLER: contextvars.ContextVar[Interaction | None] = contextvars.ContextVar("lait_mcp_caller", default=None)
+_CLOSE_GRACE = 10.0
+"""Seconds the owner task gets to close the client before it is cancelled."""
+
+
+async def _method_not_found(ctx: ClientRequestContext, request: Any) -> types.ErrorData:
+    return types.ErrorData(code=types.METHOD_NOT_FOUND, message="Method not found")
+
+
+class _LaitClient(Client):
+    """The SDK client, with sampling and roots requests answered "method not found" (the SDK's
+    defaults answer "invalid request") while still not advertising either capability."""
+
+    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
+        session = await super()._build_session(exit_stack)
+        dispatch = session.dispatch_input_request
+
+        async def dispatch_input_request(
+            ctx: ClientRequestContext, request: types.InputRequest
+        ) -> types.InputResponse | types.ErrorData:
+            if isinstance(request, types.ElicitRequest):
+                return await dispatch(ctx, request)
+            return await _method_not_found(ctx, request)
+
+        session.dispatch_input_request = dispatch_input_request  # type: ignore[method-assign]
+        return session
+
+
+def unwrap(exc: BaseException) -> BaseException:
+    """The single interesting exception inside (nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)] or list(
+            exc.exceptions
+        )
+        exc = inner[0]
+    return exc
+
+
+def describe(exc: BaseException) -> str:
+    exc = unwrap(exc)
+    if isinstance(exc, McpError):
+        return exc.detail
+    text = str(exc).strip()
+    if isinstance(exc, TimeoutError):
+        return text or "timed out"
+    name = type(exc).__name__
+    return f"{text} ({name})" if text else name
+
+
+class McpConnection:
+    """Connect with :meth:`open`; close with :meth:`aclose` (idempotent, waits until the child
+    process group is killed and reaped)."""
+
+    _serials = itertools.count(1)
+
+    def __init__(
+        self,
+        name: str,
+        spec: ServerSpec,
+        config: McpServerConfig,
+        *,
+        limits: McpLimits,
+        stderr: TextIO | None,
+        on_spawn: Any = None,
+    ) -> None:
+        self.name = name
+        self.spec = spec
+        self.allow_elicitation = config.allow_elicitation
+        self.limits = limits
+        self.stderr = stderr
+        self.on_spawn = on_spawn
+        self.serial = next(self._serials)
+        self.stdio = StdioState()
+        self.protocol_version: str | None = None
+        self.broken = False
+        self._client: Client | None = None
+        self._stop = asyncio.Event()
+        self._ready: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._callers: dict[int, Interaction] = {}
+        self._caller_ids = itertools.count()
+
+    # -- lifecycle
+    @classmethod
+    async def open(
+        cls,
+        name: str,
+        spec: ServerSpec,
+        config: McpServerConfig,
+        *,
+        limits: McpLimits,
+        stderr: TextIO | None,
+        on_spawn: Any = None,
+    ) -> McpConnection:
+        conn = cls(name, spec, config, limits=limits, stderr=stderr, on_spawn=on_spawn)
+        await conn._start()
+        return conn
+
+    def _transport(self) -> AbstractAsyncContextManager[Any]:
+        spec = self.spec
+        if isinstance(spec, HttpSpec):
+            return http_transport(
+                spec.url, spec.headers, timeout=self.limits.timeout, frame_bytes=self.limits.frame_bytes
+            )
+        return stdio_transport(
+            self.name,
+            spec.argv,
+            spec.env,
+            str(spec.cwd) if spec.cwd is not None else None,
+            stderr=self.stderr,
+            frame_bytes=self.limits.frame_bytes,
+            state=self.stdio,
+            on_spawn=self.on_spawn,
+        )
+
+    async def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        self._ready = ready
+        self._task = loop.create_task(self._own(ready), context=contextvars.Context())
+        try:
+            async with asyncio.timeout(self.limits.timeout):
+                await asyncio.shield(ready)
+        except TimeoutError:
+            await self.aclose()
+            raise McpError(
+                self.name, f"did not complete the MCP handshake within {self.limits.timeout:g}s"
+            ) from None
+        except asyncio.CancelledError:
+            await _shielded(self.aclose())
+            raise
+        except BaseException as exc:
+            await self.aclose()
+            detail = self.stdio.describe()
+            reason = describe(exc)
+            if detail is not None and detail not in reason:
+                reason = f"{reason}; {detail}"
+            raise McpError(self.name, f"could not connect: {reason}") from None
+
+    async def _own(self, ready: asyncio.Future[None]) -> None:
+        client = _LaitClient(
+            self._transport(),
+            mode="auto",
+            elicitation_callback=self._on_elicit,
+            client_info=types.Implementation(name="lait", version=__version__),
+            read_timeout_seconds=self.limits.timeout,
+            cache=None,
+            input_required_max_rounds=self.limits.input_rounds,
+        )
+        try:
+            async with client:
+                self._client = client
+                self.protocol_version = client.protocol_version
+                ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(unwrap(exc) if isinstance(exc, Exception) else exc)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self._client = None
+            if not ready.done():
+                ready.set_exception(McpError(self.name, "the connection closed during the handshake"))
+
+    async def aclose(self) -> None:
+        self.broken = True
+        self._stop.set()
+        task = self._task
+        if task is None or task.done():
+            self._retrieve()
+            return
+        done, _ = await _shielded(asyncio.wait([task], timeout=_CLOSE_GRACE))
+        if not done:
+            task.cancel()
+            await _shielded(asyncio.wait([task]))
+        self._retrieve()
+
+    def _retrieve(self) -> None:
+        for fut in (self._task, self._ready):
+            if fut is not None and fut.done() and not fut.cancelled():
+                fut.exception()
+
+    # -- requests
+    @property
+    def client(self) -> Client:
+        if self._client is None or self.broken:
+            raise McpError(self.name, "the connection is closed")
+        return self._client
+
+    async def list_page(self, cursor: str | None) -> types.ListToolsResult:
+        return await self.client.list_tools(cursor=cursor)
+
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any] | None, interaction: Interaction
+    ) -> types.CallToolResult:
+        client = self.client
+        key = next(self._caller_ids)
+        self._callers[key] = interaction
+        token = _CALLER.set(interaction)
+        try:
+            return await client.call_tool(tool, arguments)
+        finally:
+            _CALLER.reset(token)
+            del self._callers[key]
+
+    async def _on_elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        interaction = _CALLER.get()
+        if interaction is None and self._callers:
+            interaction = self._callers[min(self._callers)]
+        try:
+            return await elicitation.answer(self.name, params, self.allow_elicitation, interaction)
+        except Exception:
+            return types.ElicitResult(action="decline")
+
+    def failure(self, exc: BaseException) -> str:
+        """A message for a failed request, with what happened to a stdio child."""
+        reason = describe(exc)
+        detail = self.stdio.describe()
+        if detail is not None:
+            return f"{reason}; {detail}" if "onnection closed" not in reason else detail
+        return reason
+
+
+async def _shielded(awaitable: Any) -> Any:
+    """Await to the end even if cancelled meanwhile; re-raise the cancellation afterwards."""
+    task = asyncio.ensure_future(awaitable)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()
+
+
+__all__ = ["McpConnection", "describe", "unwrap"]

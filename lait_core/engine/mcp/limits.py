@@ -1,0 +1,25 @@
+"""Resource limits of the MCP client (spec 3.2, 3.3, 3.5); tests pass smaller ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class McpLimits:
+    timeout: float = 300.0
+    """Seconds for the handshake, each ``tools/list`` page and each ``tools/call`` request."""
+    frame_bytes: int = 16 * MIB
+    """Largest incoming stdio frame (one JSON-RPC line), HTTP body or SSE event."""
+    page_tools: int = 1024
+    total_tools: int = 8192
+    pages: int = 128
+    metadata_bytes: int = 16 * MIB
+    """Serialized description + input schema + output schema bytes of one server, cumulative."""
+    input_rounds: int = 16
+    """``input_required`` rounds of one ``tools/call`` (2026-07-28) before it fails."""
+
+
+DEFAULT_LIMITS = McpLimits()

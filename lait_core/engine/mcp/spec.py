@@ -1,0 +1,83 @@
+"""How to reach one configured server: ``mcp_servers.<name>`` with every ``${VAR}`` expanded,
+done lazily when the server is first connected (spec 3.1)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lait_core.documents import envvars
+from lait_core.documents.models import McpServerConfig
+from lait_core.engine.models import ConfigurationError
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE_FORBIDDEN = re.compile(r"[\x00\r\n]")
+
+
+@dataclass(frozen=True, slots=True)
+class StdioSpec:
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    """The complete environment of the child: the inherited one plus ``env:``."""
+    cwd: Path | None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSpec:
+    url: str
+    headers: dict[str, str]
+
+
+ServerSpec = StdioSpec | HttpSpec
+
+
+def _expand(name: str, key: str, value: str, environ: Mapping[str, str]) -> str:
+    try:
+        return envvars.expand(value, environ)
+    except envvars.EnvVarError as exc:
+        raise ConfigurationError(f"mcp_servers.{name}.{key} in lait.config.yml: {exc.message}") from None
+
+
+def server_spec(
+    name: str, config: McpServerConfig, *, base_dir: Path, environ: Mapping[str, str] | None = None
+) -> ServerSpec:
+    """Expand ``config``; raises :class:`ConfigurationError` for both/neither of ``command`` and
+    ``url``, unset variables, and invalid header names or values."""
+    env_in: Mapping[str, str] = os.environ if environ is None else environ
+    if (config.command is None) == (config.url is None):
+        both = "both" if config.command is not None else "neither"
+        raise ConfigurationError(
+            f"mcp_servers.{name} in lait.config.yml sets {both} of 'command' and 'url'; set exactly one "
+            "('command' for a stdio server, 'url' for a streamable-HTTP server)"
+        )
+    if config.url is not None:
+        url = _expand(name, "url", config.url, env_in)
+        headers: dict[str, str] = {}
+        for key, raw in config.headers.items():
+            if _HEADER_NAME.fullmatch(key) is None:
+                raise ConfigurationError(
+                    f"mcp_servers.{name}.headers in lait.config.yml: {key!r} is not a valid HTTP header name"
+                )
+            value = _expand(name, f"headers.{key}", raw, env_in)
+            if _HEADER_VALUE_FORBIDDEN.search(value) is not None:
+                raise ConfigurationError(
+                    f"mcp_servers.{name}.headers.{key} in lait.config.yml: the value contains a line break or "
+                    "NUL, which HTTP header values may not contain"
+                )
+            headers[key] = value
+        return HttpSpec(url, headers)
+    assert config.command is not None
+    argv = [_expand(name, "command", config.command, env_in)]
+    argv.extend(_expand(name, f"args[{i}]", a, env_in) for i, a in enumerate(config.args))
+    child_env = dict(env_in)
+    for key, raw in config.env.items():
+        child_env[key] = _expand(name, f"env.{key}", raw, env_in)
+    cwd: Path | None = None
+    if config.cwd is not None:
+        cwd = Path(_expand(name, "cwd", config.cwd, env_in)).expanduser()
+        if not cwd.is_absolute():
+            cwd = base_dir / cwd
+    return StdioSpec(tuple(argv), child_env, cwd)

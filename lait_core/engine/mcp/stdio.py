@@ -1,0 +1,196 @@
+"""The stdio transport (spec 3.2), our own rather than the SDK's ``stdio_client``: the child gets
+the whole inherited environment plus ``env:`` (the SDK passes an allowlist), leads its own
+process group, may send frames of at most ``frame_bytes``, and on close has its stdin closed and
+its whole group killed and reaped at once. Its stderr goes to lait's stderr (the file given, by
+file descriptor when it has one, else copied line by line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.process import exit_status_text, kill_and_reap
+
+_READ_SIZE = 64 * 1024
+
+
+@dataclass(slots=True)
+class StdioState:
+    """What the connection may report about the child after a failure."""
+
+    pid: int | None = None
+    returncode: int | None = None
+    fault: str | None = None
+    """Set when the transport gave up on the child (an oversized frame)."""
+
+    def describe(self) -> str | None:
+        if self.fault is not None:
+            return self.fault
+        if self.returncode is not None:
+            return f"the server process exited ({exit_status_text(self.returncode)})"
+        return None
+
+
+def _stderr_target(stderr: TextIO | None) -> tuple[Any, TextIO | None]:
+    """``(what subprocess gets, the file to copy lines into or None)``."""
+    if stderr is None:
+        return None, None
+    try:
+        fd = stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return asyncio.subprocess.PIPE, stderr
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        stderr.flush()
+    return fd, None
+
+
+@asynccontextmanager
+async def stdio_transport(
+    server: str,
+    argv: tuple[str, ...],
+    env: dict[str, str],
+    cwd: str | None,
+    *,
+    stderr: TextIO | None,
+    frame_bytes: int,
+    state: StdioState,
+    on_spawn: Callable[[int], None] | None = None,
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
+    posix = sys.platform != "win32"
+    err_target, copy_to = _stderr_target(stderr)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err_target,
+            env=env,
+            cwd=cwd,
+            start_new_session=posix,
+        )
+    except OSError as exc:
+        raise McpError(server, f"failed to spawn '{argv[0]}': {exc.strerror or exc}") from None
+    state.pid = proc.pid
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    in_writer, in_reader = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    out_writer, out_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def deliver(line: bytes) -> None:
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            return
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError:
+            _note(
+                copy_to, f"mcp_servers.{server}: ignored a stdout line that is not JSON-RPC: {line[:200]!r}"
+            )
+            return
+        await in_writer.send(SessionMessage(message))
+
+    async def read_stdout() -> None:
+        buf = bytearray()
+        try:
+            while True:
+                chunk = await stdout.read(_READ_SIZE)
+                if not chunk:
+                    return
+                scan = len(buf)
+                buf += chunk
+                while (end := buf.find(b"\n", scan)) >= 0:
+                    if end > frame_bytes:
+                        break
+                    line = bytes(buf[:end])
+                    del buf[: end + 1]
+                    scan = 0
+                    await deliver(line)
+                if len(buf) > frame_bytes:
+                    state.fault = f"the server sent a message larger than {_size(frame_bytes)}; the connection was closed"
+                    return
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError, OSError):
+            return
+        finally:
+            await in_writer.aclose()
+
+    async def write_stdin() -> None:
+        try:
+            async with out_reader:
+                async for session_message in out_reader:
+                    data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    stdin.write(data.encode() + b"\n")
+                    await stdin.drain()
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError, OSError):
+            await in_writer.aclose()
+
+    async def copy_stderr() -> None:
+        assert proc.stderr is not None and copy_to is not None
+        with contextlib.suppress(OSError, ValueError):
+            while line := await proc.stderr.readline():
+                copy_to.write(line.decode("utf-8", "replace"))
+                copy_to.flush()
+
+    tasks = [asyncio.ensure_future(read_stdout()), asyncio.ensure_future(write_stdin())]
+    if copy_to is not None:
+        tasks.append(asyncio.ensure_future(copy_stderr()))
+    try:
+        if on_spawn is not None:
+            on_spawn(proc.pid)
+        yield in_reader, out_writer
+    finally:
+        with contextlib.suppress(OSError, RuntimeError):
+            stdin.close()
+        cancelled = False
+        if tasks[0].done() and state.fault is None:
+            try:
+                await _exit_status(proc)  # stdout closed on its own: the server is going away
+            except asyncio.CancelledError:
+                cancelled = True
+        state.returncode = proc.returncode
+        try:
+            await kill_and_reap(proc, group=posix)
+            if cancelled:
+                raise asyncio.CancelledError
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            for task in tasks:
+                if not task.cancelled():
+                    task.exception()
+            for stream in (in_reader, out_writer, in_writer, out_reader):
+                stream.close()
+
+
+async def _exit_status(proc: asyncio.subprocess.Process, limit: float = 0.5) -> None:
+    """Give a child whose stdout closed a moment to exit, so its own exit status is known."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while proc.returncode is None and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+
+
+def _note(copy_to: TextIO | None, text: str) -> None:
+    out = copy_to if copy_to is not None else sys.stderr
+    with contextlib.suppress(OSError, ValueError):
+        out.write(text + "\n")
+        out.flush()
+
+
+def _size(limit: int) -> str:
+    mib = 1024 * 1024
+    return f"{limit // mib} MiB" if limit % mib == 0 else f"{limit} bytes"

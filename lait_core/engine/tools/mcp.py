@@ -1,0 +1,248 @@
+"""MCP servers as tool sources (tools-mcp-cli spec 3).
+
+:class:`McpPool` is the run's registry of ``mcp_servers``: it hands out one
+:class:`McpToolSource` per server name (creating one never connects), connects a server on first
+use -- once, however many loops ask at the same time -- keeps its tool list (see
+:mod:`lait_core.engine.mcp.listing` for the cache rules), and closes every connection in
+:meth:`McpPool.aclose`, killing and reaping each stdio server's process group.
+
+A call checks ``allowed_tools`` first, before connecting (a violation is a hard error); then it
+parses the arguments (blank or ``null``: no arguments) and calls the tool under the request
+timeout. ``isError`` results go back to the model; any failure -- transport, protocol, timeout,
+cancellation -- evicts the connection (the next use reconnects) and aborts as
+:class:`~lait_core.engine.mcp.errors.McpError`. A 2026-07-28 call that keeps asking for input past
+``input_rounds`` rounds ends as an error result instead.
+
+The ``mcp`` SDK is imported only when a server is first connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from lait_core.documents.models import McpServerConfig
+from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.limits import DEFAULT_LIMITS, McpLimits
+from lait_core.engine.mcp.render import render_result
+from lait_core.engine.models import ConfigurationError, JsonObject
+from lait_core.engine.policy import check_allowed_tools
+from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult, ToolSource, parse_arguments
+from lait_core.engine.tools.naming import qualify
+
+if TYPE_CHECKING:
+    from lait_core.engine.mcp.connection import McpConnection
+    from lait_core.engine.mcp.listing import ToolListing
+
+__all__ = ["McpError", "McpPool", "McpToolSource"]
+
+
+class _Server:
+    """One configured server: its connection (if any) and its cached tool list."""
+
+    def __init__(self, name: str, config: McpServerConfig) -> None:
+        self.name = name
+        self.config = config
+        self.connection: McpConnection | None = None
+        self.connect_lock = asyncio.Lock()
+        self.list_lock = asyncio.Lock()
+        self.listing: ToolListing | None = None
+        self.source: McpToolSource | None = None
+
+
+class McpPool:
+    """The MCP servers of one run (a CLI invocation, an editor run)."""
+
+    def __init__(
+        self,
+        servers: Mapping[str, McpServerConfig],
+        *,
+        base_dir: Path,
+        environ: Mapping[str, str] | None = None,
+        stderr: TextIO | None = None,
+        limits: McpLimits | None = None,
+        on_spawn: Callable[[int], None] | None = None,
+    ) -> None:
+        self.base_dir = base_dir
+        self.environ = environ
+        self.stderr = stderr
+        self.limits = limits or DEFAULT_LIMITS
+        self.on_spawn = on_spawn
+        self._servers = {name: _Server(name, config) for name, config in servers.items()}
+        self._closed = False
+
+    # -- public
+    def source(self, name: str) -> McpToolSource:
+        """The tool source of server ``name`` (the same object every time); never connects."""
+        server = self._servers.get(name)
+        if server is None:
+            configured = ", ".join(self._servers) or "none"
+            raise ConfigurationError(
+                f"unknown MCP server '{name}'; define it under 'mcp_servers:' in lait.config.yml "
+                f"(configured: {configured})"
+            )
+        if server.source is None:
+            server.source = McpToolSource(self, server)
+        return server.source
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._servers)
+
+    async def connection(self, name: str) -> McpConnection:
+        """The live connection of ``name``, connecting first if needed (one connect for concurrent
+        first users; a connection evicted after a failure is replaced)."""
+        server = self._server(name)
+        conn = server.connection
+        if conn is not None and not conn.broken:
+            return conn
+        async with server.connect_lock:
+            if self._closed:
+                raise McpError(name, "the run's MCP connections are already closed")
+            conn = server.connection
+            if conn is not None and not conn.broken:
+                return conn
+            if conn is not None:
+                server.connection = None
+                await conn.aclose()
+            from lait_core.engine.mcp.connection import McpConnection
+            from lait_core.engine.mcp.spec import server_spec
+
+            spec = server_spec(name, server.config, base_dir=self.base_dir, environ=self.environ)
+            conn = await McpConnection.open(
+                name, spec, server.config, limits=self.limits, stderr=self.stderr, on_spawn=self.on_spawn
+            )
+            if self._closed:
+                await conn.aclose()
+                raise McpError(name, "the run's MCP connections are already closed")
+            server.connection = conn
+            return conn
+
+    async def evict(self, name: str, conn: McpConnection, *, drop_listing: bool = False) -> None:
+        """Close ``conn`` after a failure (the next use reconnects); waits for the cleanup."""
+        server = self._server(name)
+        if server.connection is conn:
+            server.connection = None
+        if drop_listing:
+            server.listing = None
+        await conn.aclose()
+
+    async def listing(self, name: str) -> ToolListing:
+        server = self._server(name)
+        async with server.list_lock:
+            cached = server.listing
+            current = server.connection.serial if server.connection is not None else None
+            if cached is not None and cached.fresh(current):
+                return cached
+            from lait_core.engine.mcp.listing import list_all
+
+            conn = await self.connection(name)
+            try:
+                listing = await list_all(conn, self.limits)
+            except asyncio.CancelledError:
+                await _shielded(self.evict(name, conn, drop_listing=True))
+                raise
+            except Exception as exc:
+                await self.evict(name, conn, drop_listing=True)
+                if isinstance(exc, McpError):
+                    raise
+                raise McpError(name, f"tools/list failed: {conn.failure(exc)}") from None
+            server.listing = listing if listing.cacheable else None
+            return listing
+
+    async def aclose(self) -> None:
+        """Close every connection (idempotent); waits until stdio servers are reaped."""
+        self._closed = True
+        errors: list[BaseException] = []
+        for server in self._servers.values():
+            conn, server.connection = server.connection, None
+            if conn is not None:
+                try:
+                    await conn.aclose()
+                except BaseException as exc:  # close the others first
+                    errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    # -- internal
+    def _server(self, name: str) -> _Server:
+        server = self._servers.get(name)
+        if server is None:
+            self.source(name)  # raises the unknown-server error
+        assert server is not None
+        return server
+
+
+class McpToolSource(ToolSource):
+    """The tools of one MCP server, qualified ``<server>__<tool>``."""
+
+    kind = ToolKind.MCP
+
+    def __init__(self, pool: McpPool, server: _Server) -> None:
+        self.pool = pool
+        self.server = server
+        self.label = server.name
+
+    @property
+    def name(self) -> str:
+        return self.server.name
+
+    async def list_tools(self) -> list[Tool]:
+        listing = await self.pool.listing(self.name)
+        tools = listing.built.get("tools")
+        if tools is None:
+            tools = [
+                Tool(
+                    qualify(self.name, t.name),
+                    t.name,
+                    t.description,
+                    t.input_schema,
+                    ToolKind.MCP,
+                    self,
+                    self.name,
+                )
+                for t in listing.tools
+            ]
+            listing.built["tools"] = tools
+        return list(tools)
+
+    async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
+        check_allowed_tools(self.name, tool.name, self.server.config.allowed_tools)
+        args = _arguments(arguments, tool.qualified_name)
+        conn = await self.pool.connection(self.name)
+        from mcp.client._input_required import InputRequiredRoundsExceededError
+
+        try:
+            result = await conn.call_tool(tool.name, args, ctx.interaction)
+        except InputRequiredRoundsExceededError:
+            return ToolResult(
+                f"isError: true\n\nMCP server '{self.name}' asked for more input more than "
+                f"{self.pool.limits.input_rounds} times during one call of '{tool.name}'; lait gave up",
+                is_error=True,
+            )
+        except asyncio.CancelledError:
+            await _shielded(self.pool.evict(self.name, conn))
+            raise
+        except Exception as exc:
+            await self.pool.evict(self.name, conn)
+            raise McpError(self.name, f"calling tool '{tool.name}' failed: {conn.failure(exc)}") from None
+        content = [
+            block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content
+        ]
+        is_error = bool(result.is_error)
+        return ToolResult(render_result(content, result.structured_content, is_error), is_error)
+
+
+def _arguments(arguments: str, qualified_name: str) -> JsonObject | None:
+    """Blank or ``null``: no ``arguments`` field; an object as it is; anything else a hard error."""
+    if not arguments.strip() or arguments.strip() == "null":
+        return None
+    return parse_arguments(arguments, qualified_name)
+
+
+async def _shielded(awaitable: Any) -> Any:
+    from lait_core.engine.mcp.connection import _shielded as shielded
+
+    return await shielded(awaitable)
