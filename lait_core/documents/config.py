@@ -17,7 +17,7 @@ from enum import Enum
 from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
-from lait_core.documents.models import Config, DefaultSettings, ToolPolicy
+from lait_core.documents.models import Config, DefaultSettings, ModelMap, ToolPolicy
 from lait_core.documents.validate import Codes, validate_mapping
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.tree import MappingNode, ScalarNode, SourceText
@@ -96,8 +96,31 @@ def resolve_registry_paths(config: Config, base: Path) -> Config:
             "workflows": join(config.workflows),
             "agents": join(config.agents),
             "skills": join(config.skills),
+            "models": resolve_gguf_paths(config.models, base),
         }
     )
+
+
+def gguf_path(value: str, base: Path) -> Path:
+    """Where a `provider.gguf` value points: `~` expanded, relative to ``base``."""
+    expanded = os.path.expanduser(value)
+    return Path(expanded if os.path.isabs(expanded) else os.path.normpath(str(base / expanded)))
+
+
+def resolve_gguf_paths(models: ModelMap, base: Path) -> ModelMap:
+    """Join every relative `provider.gguf` of a `models:` map onto the defining file's directory
+    (a workflow's embedded `models:` use the workflow's directory)."""
+    out: ModelMap = {}
+    for alias, definitions in models.items():
+        joined = []
+        for d in definitions:
+            if d.provider.gguf is not None:
+                path = gguf_path(d.provider.gguf, base)
+                provider = d.provider.model_copy(update={"gguf": str(path)})
+                d = d.model_copy(update={"provider": provider})
+            joined.append(d)
+        out[alias] = joined
+    return out
 
 
 def find_project_config(start: Path) -> Path | None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic_core import PydanticCustomError
 
 IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 SCHEMA_NAME = r"^[A-Za-z0-9_-]{1,64}$"
@@ -46,10 +47,29 @@ class Strict(BaseModel):
 
 
 class ProviderConfig(Strict):
-    """Where a model definition's requests go."""
+    """Where a model definition's requests go: a server (`base_url`) or a local GGUF file (`gguf`)."""
 
-    base_url: str = Field(
-        description="OpenAI-compatible endpoint, e.g. `http://localhost:1234/v1`. `${VAR}` expands."
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["base_url"], "not": {"required": ["gguf"]}},
+                {
+                    "required": ["gguf"],
+                    "not": {"anyOf": [{"required": [k]} for k in ("base_url", "api_key", "api_key_cmd")]},
+                },
+            ]
+        }
+    )
+
+    base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint, e.g. `http://localhost:1234/v1`. `${VAR}` expands. "
+        "Exclusive with `gguf`.",
+    )
+    gguf: str | None = Field(
+        None,
+        description="A GGUF model file run in-process by llama-cpp-python (`pip install 'lait[local]'`), "
+        "relative to the file that defines it. Exclusive with `base_url`, `api_key` and `api_key_cmd`.",
     )
     api_key: str | None = Field(
         None, description="Literal API key. `${VAR}` expands. Exclusive with `api_key_cmd`."
@@ -57,6 +77,22 @@ class ProviderConfig(Strict):
     api_key_cmd: CommandSpec | None = Field(
         None, description="Command that prints the API key; run lazily, only when this entry is tried."
     )
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ProviderConfig:
+        if self.gguf is not None:
+            extra = [k for k in ("base_url", "api_key", "api_key_cmd") if getattr(self, k) is not None]
+            if extra:
+                raise PydanticCustomError(
+                    "provider_target",
+                    "a provider with 'gguf' (a local model file) cannot also set {keys}; those configure a server",
+                    {"keys": " and ".join(f"'{k}'" for k in extra)},
+                )
+        elif self.base_url is None:
+            raise PydanticCustomError(
+                "provider_target", "set 'base_url' (a server) or 'gguf' (a local model file)"
+            )
+        return self
 
 
 class Pricing(Strict):

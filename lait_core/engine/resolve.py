@@ -16,14 +16,18 @@ import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from lait_core.documents.envvars import EnvVarError, expand
 from lait_core.documents.models import CommandSpec, Config, DefaultSettings, ModelDefinition
+from lait_core.engine.embedded.locate import BUILTIN_ALIAS, BUILTIN_MODEL_ID, builtin_gguf
 from lait_core.engine.models import ConfigurationError, Sampling
 from lait_core.engine.process import OutputLimitExceeded, ProcessError, ProcessTimeout, run_process
 
 DEFAULT_BASE_URL = "http://localhost:1234/v1"
+EMBEDDED_ALIAS = BUILTIN_ALIAS
+"""The built-in model name: SmolLM2-135M-Instruct run in-process (unless ``models:`` defines it)."""
 PLACEHOLDER_KEY = "lm-studio"
 """Sent as the bearer token when no key resolves (LM Studio accepts anything)."""
 KEY_COMMAND_TIMEOUT = 30.0
@@ -51,16 +55,37 @@ class KeySource:
 
 @dataclass(frozen=True, slots=True)
 class Endpoint:
-    """One candidate: base URL (expanded lazily), key source and model id."""
+    """One candidate: base URL (expanded lazily), key source and model id -- or, for the embedded
+    transport, a GGUF file (``gguf``; the built-in model when ``builtin_model``)."""
 
     raw_base_url: str
     model_id: str
     key: KeySource
     expand_base_url: bool = True
     context: str = TOP_LEVEL
+    gguf: str | None = None
+    """A GGUF file run in-process (absolute once the config loader joined it)."""
+    builtin_model: bool = False
+    """The built-in embedded model (``--model embedded``), located when first used."""
+    default_url: bool = False
+    """The built-in LM Studio URL, used because nothing else is configured."""
+
+    @property
+    def embedded(self) -> bool:
+        return self.gguf is not None or self.builtin_model
+
+    def gguf_file(self) -> Path:
+        """The GGUF file of an embedded endpoint (a :class:`ConfigurationError` when the built-in
+        model is not installed)."""
+        if self.gguf is not None:
+            return Path(self.gguf)
+        return builtin_gguf()
 
     def base_url(self, environ: Mapping[str, str] | None = None) -> str:
-        """The expanded, normalized base URL (all trailing ``/`` trimmed)."""
+        """The expanded, normalized base URL (all trailing ``/`` trimmed); ``embedded:<file>`` for
+        an embedded endpoint."""
+        if self.embedded:
+            return f"embedded:{self.gguf_file()}"
         value = self.raw_base_url
         if self.expand_base_url:
             try:
@@ -150,10 +175,15 @@ def resolve_model(
         key = override_key or _top_level_key(config)
         if base_url_override is not None:
             endpoint = Endpoint(base_url_override, name, key, expand_base_url=False, context="--base-url")
+        elif name == EMBEDDED_ALIAS:
+            endpoint = Endpoint(
+                "", BUILTIN_MODEL_ID, KeySource("absent"), context="built-in model", builtin_model=True
+            )
+            return ResolvedModel(name, name, None, (endpoint,))
         elif config.base_url is not None:
             endpoint = Endpoint(config.base_url, name, key)
         else:
-            endpoint = Endpoint(DEFAULT_BASE_URL, name, key, expand_base_url=False)
+            endpoint = Endpoint(DEFAULT_BASE_URL, name, key, expand_base_url=False, default_url=True)
         return ResolvedModel(name, None, None, (endpoint,))
 
     context = _definition_context(name)
@@ -166,6 +196,8 @@ def resolve_model(
 
     def key_for(definition: ModelDefinition) -> KeySource:
         provider = definition.provider
+        if provider.gguf is not None:
+            return KeySource("absent")
         if provider.api_key is not None:
             return KeySource("literal", provider.api_key, context)
         if provider.api_key_cmd is not None:
@@ -180,12 +212,19 @@ def resolve_model(
                 base_url_override, primary.model_id, key, expand_base_url=False, context="--base-url"
             )
         else:
-            endpoint = Endpoint(primary.provider.base_url, primary.model_id, key, context=context)
+            endpoint = _definition_endpoint(primary, key, context)
         return ResolvedModel(name, name, primary, (endpoint,))
-    endpoints = tuple(
-        Endpoint(d.provider.base_url, d.model_id, key_for(d), context=context) for d in definitions
-    )
+    endpoints = tuple(_definition_endpoint(d, key_for(d), context) for d in definitions)
     return ResolvedModel(name, name, primary, endpoints)
+
+
+def _definition_endpoint(definition: ModelDefinition, key: KeySource, context: str) -> Endpoint:
+    provider = definition.provider
+    if provider.gguf is not None:
+        return Endpoint("", definition.model_id, key, context=context, gguf=provider.gguf)
+    if provider.base_url is None:
+        raise ConfigurationError(f"{context} sets neither 'base_url' nor 'gguf' in its 'provider'")
+    return Endpoint(provider.base_url, definition.model_id, key, context=context)
 
 
 # -- sampling ----------------------------------------------------------------------------------
