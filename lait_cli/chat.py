@@ -23,7 +23,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -31,17 +31,17 @@ from lait_cli.main import _version, fail
 
 if TYPE_CHECKING:
     from lait_cli.terminal import ChatTerminal, Interrupts
-    from lait_core.documents.models import Config
+    from lait_core.documents.models import Config, LlmKeys
+    from lait_core.engine.conversation import Reply
     from lait_core.engine.llm import ModelCaller
-    from lait_core.engine.loop import LoopOptions, LoopResult, Sender
+    from lait_core.engine.loop import LoopResult
     from lait_core.engine.models import (
         ChatRequest,
         ChatResponse,
         DeltaSink,
         JsonObject,
-        Message,
     )
-    from lait_core.engine.resolve import ResolvedModel
+    from lait_core.engine.settings import LlmSettings
 
 # -- dispatch ------------------------------------------------------------------------------------
 GLOBAL_VALUE_OPTIONS = frozenset({"--config"})
@@ -176,7 +176,9 @@ def chat_app(commands: dict[str, str]) -> typer.Typer:
 HELP = (
     "Send PROMPT to a model and print the answer (single-shot chat). PROMPT '-' reads stdin; "
     "piped stdin is appended to PROMPT as context. Shell tools from the config's 'tools:' are "
-    "offered with --tool (default: default.tools)."
+    "offered with --tool (default: default.tools), MCP servers with --mcp (default: default.mcp), "
+    "subagents with --subagent (default: default.subagents); default.skills are appended to the "
+    "system prompt."
 )
 
 # -- options -------------------------------------------------------------------------------------
@@ -213,6 +215,8 @@ class ChatOptions:
     top_p: float | None = None
     max_tokens: int | None = None
     tools: list[str] = field(default_factory=list)
+    mcp: list[str] = field(default_factory=list)
+    subagents: list[str] = field(default_factory=list)
     output: str | None = None
     json: bool = False
     render: bool = False
@@ -303,6 +307,22 @@ def chat(
             help="A 'tools:' shell tool to offer (repeatable; replaces default.tools).",
         ),
     ] = None,
+    mcp: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mcp",
+            metavar="NAME",
+            help="An 'mcp_servers:' server whose tools to offer (repeatable; replaces default.mcp).",
+        ),
+    ] = None,
+    subagent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--subagent",
+            metavar="NAME",
+            help="An 'agents:' entry offered as an agent__NAME tool (repeatable; replaces default.subagents).",
+        ),
+    ] = None,
     output: Annotated[
         str | None,
         typer.Option("--output", "-o", metavar="PATH", help="Write the answer to a file ('-': stdout)."),
@@ -364,6 +384,8 @@ def chat(
         top_p=top_p,
         max_tokens=max_tokens,
         tools=list(tool or []),
+        mcp=list(mcp or []),
+        subagents=list(subagent or []),
         output=output,
         json=json_out,
         render=render,
@@ -435,7 +457,8 @@ def read_prompt(prompt: str | None) -> str:
     _usage_error("a PROMPT is required; provide one or pipe input via stdin (stdin was empty)")
 
 
-def load_chat_config(o: ChatOptions) -> Config:
+def load_chat_config(o: ChatOptions) -> tuple[Config, Path]:
+    """The merged config and the folder of the project config in use (else the working directory)."""
     from lait_core.documents.config import ConfigError, ConfigMode, load_config
 
     if o.config is not None and not o.config.is_file():
@@ -450,7 +473,8 @@ def load_chat_config(o: ChatOptions) -> Config:
             start = d.range.start
             sys.stderr.write(f"lait: {d.path}:{start.line + 1}:{start.character + 1}: {d.message}\n")
         raise typer.Exit(3)
-    return loaded.config
+    config_dir = Path(loaded.project.path).resolve().parent if loaded.project is not None else Path.cwd()
+    return loaded.config, config_dir
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -480,11 +504,10 @@ def system_prompt(o: ChatOptions, config: Config) -> str | None:
     return config.default.system
 
 
-def response_format(o: ChatOptions) -> JsonObject | None:
+def output_schema(o: ChatOptions) -> JsonObject | None:
+    """The ``--json-schema`` file's schema (Structured Outputs), or None."""
     if o.json_schema is None:
         return None
-    from lait_core.engine.models import json_schema_format
-
     text = _read_text(o.json_schema, "--json-schema")
     try:
         schema = json.loads(text)
@@ -492,7 +515,7 @@ def response_format(o: ChatOptions) -> JsonObject | None:
         raise fail(f"--json-schema '{o.json_schema}' is not valid JSON: {exc}", 1) from None
     if not isinstance(schema, dict):
         raise fail(f"--json-schema '{o.json_schema}' must hold a JSON object (a JSON Schema)", 1)
-    return json_schema_format(schema, o.schema_name or DEFAULT_SCHEMA_NAME)
+    return schema
 
 
 @dataclass(slots=True)
@@ -500,63 +523,67 @@ class Plan:
     """Everything one chat run needs, resolved before any request is sent."""
 
     config: Config
-    model: ResolvedModel
-    messages: list[Message]
-    tools: list[str]
-    options: LoopOptions
+    config_dir: Path
+    settings: LlmSettings
+    system: str | None
+    user: str | list[JsonObject]
+    schema: JsonObject | None
+    schema_name: str
+    stream: bool
+    include_usage: bool
 
 
-def _warn(message: str) -> None:
-    sys.stderr.write(f"warning: {message}\n")
+def _cli_layer(o: ChatOptions) -> LlmKeys:
+    """The chat flags as the first settings layer; an absent list flag (empty) falls back."""
+    from lait_core.documents.models import LlmKeys
+
+    fields: dict[str, Any] = {
+        "model": o.model,
+        "reasoning_effort": o.reasoning_effort,
+        "temperature": o.temperature,
+        "top_p": o.top_p,
+        "max_tokens": o.max_tokens,
+        "mcp": list(o.mcp) or None,
+        "tools": list(o.tools) or None,
+        "subagents": list(o.subagents) or None,
+    }
+    return LlmKeys.model_construct(**fields)
 
 
-def make_plan(o: ChatOptions, config: Config, prompt: str) -> Plan:
-    """Resolve the model, sampling, tools and messages (ConfigurationError on bad values)."""
-    from lait_core.engine.loop import DEFAULT_MAX_TOOL_ROUNDS, LoopOptions
-    from lait_core.engine.models import Sampling, system_message, user_message
-    from lait_core.engine.policy import Policy
-    from lait_core.engine.resolve import check_request_ranges, resolve_model, resolve_sampling
+def make_plan(o: ChatOptions, config: Config, config_dir: Path, prompt: str) -> Plan:
+    """Resolve the settings (model, sampling, tools, MCP servers, subagents, skills) and the
+    messages (ConfigurationError on bad values)."""
+    from lait_core.engine.settings import resolve_llm_settings
 
-    d = config.default
-    name = o.model or d.model
-    if not name:
+    if not (o.model or config.default.model):
         raise fail(
             "no model given; pass --model NAME, set LLM_MODEL, or set 'default.model' in lait.config.yml", 1
         )
-    resolved = resolve_model(name, config, base_url_override=o.base_url, api_key_override=o.api_key)
-    sampling = resolve_sampling(
-        Sampling(o.reasoning_effort, o.temperature, o.top_p, o.max_tokens), model=resolved, config_default=d
+    settings = resolve_llm_settings(
+        "chat",
+        [_cli_layer(o)],
+        config,
+        base_url_override=o.base_url,
+        api_key_override=o.api_key,
     )
-    max_rounds = d.max_tool_rounds if d.max_tool_rounds is not None else DEFAULT_MAX_TOOL_ROUNDS
-    check_request_ranges(resolved.model_id, sampling, max_rounds)
-    for key, what in (("mcp", "MCP servers"), ("subagents", "subagents"), ("skills", "skills")):
-        if getattr(d, key):
-            _warn(f"'default.{key}' in lait.config.yml is ignored: chat cannot use {what} yet")
-    messages: list[Message] = []
-    system = system_prompt(o, config)
-    if system is not None:
-        messages.append(system_message(system))
-    messages.append(user_message(user_content(prompt, o.files, o.images)))
-    show_usage = o.show_usage and not o.quiet
-    options = LoopOptions(
-        max_tool_rounds=max_rounds,
-        response_format=response_format(o),
-        sampling=sampling,
+    return Plan(
+        config=config,
+        config_dir=config_dir,
+        settings=settings,
+        system=system_prompt(o, config),
+        user=user_content(prompt, o.files, o.images),
+        schema=output_schema(o),
+        schema_name=o.schema_name or DEFAULT_SCHEMA_NAME,
         stream=o.stream,
-        include_usage=show_usage,
-        approve_tools=o.approve_tools,
-        policy=Policy.from_config(config.tool_policy),
-        compaction=d.compaction,
+        include_usage=o.show_usage and not o.quiet,
     )
-    tools = list(o.tools) or list(d.tools or [])
-    return Plan(config, resolved, messages, tools, options)
 
 
 def _describe(plan: Plan, terminal: ChatTerminal) -> None:
     """The ``-v`` lines: model, endpoint, key source (never the key), sampling, tools."""
     if terminal.verbosity < 1:
         return
-    m = plan.model
+    m = plan.settings.model
     endpoint = m.endpoints[0]
     try:
         base_url = endpoint.base_url()
@@ -566,13 +593,22 @@ def _describe(plan: Plan, terminal: ChatTerminal) -> None:
     terminal.debug(f"model: {m.model_id}{alias} at {base_url}; api key: {endpoint.key.log_kind}")
     if len(m.endpoints) > 1:
         terminal.debug(f"fallbacks: {', '.join(e.model_id for e in m.endpoints[1:])}")
-    s = plan.options.sampling
+    s = plan.settings.sampling
     terminal.debug(
         f"sampling: reasoning_effort={s.reasoning_effort} temperature={s.temperature} top_p={s.top_p} "
         f"max_tokens={s.max_tokens}"
     )
-    if plan.tools:
-        terminal.debug(f"tools: {', '.join(plan.tools)} (max_tool_rounds {plan.options.max_tool_rounds})")
+    st = plan.settings
+    for what, names in (
+        ("mcp", st.mcp),
+        ("subagents", st.subagents),
+        ("tools", st.tools),
+        ("skills", st.skills),
+    ):
+        if names:
+            terminal.debug(f"{what}: {', '.join(names)}")
+    if st.uses_tools:
+        terminal.debug(f"max_tool_rounds: {st.max_tool_rounds}")
 
 
 class TracingSender:
@@ -609,34 +645,33 @@ class TracingSender:
         return response
 
 
-async def converse(plan: Plan, terminal: ChatTerminal, interrupts: Interrupts) -> LoopResult:
-    """Run the tool loop once against the plan's model; tool sources are closed in every case."""
-    from lait_core.engine.llm import ChatClient, ModelCaller
-    from lait_core.engine.loop import run_tool_loop
-    from lait_core.engine.resolve import resolve_model
-    from lait_core.engine.tools.base import ToolSet, ToolSource
-    from lait_core.engine.tools.shell import ShellToolSource
+async def run_chat(plan: Plan, o: ChatOptions, terminal: ChatTerminal, interrupts: Interrupts) -> Reply:
+    """One conversation in a run session; MCP servers and the HTTP client are closed in every case."""
+    from lait_core.engine.conversation import converse
+    from lait_core.engine.session import RunSession
 
-    sources: list[ToolSource] = []
-    if plan.tools:
-        sources.append(ShellToolSource(plan.tools, plan.config.tools, on_spawn=interrupts.on_spawn))
-    async with ChatClient() as client:
-        caller = ModelCaller(plan.model, client, interaction=terminal)
-        sender: Sender = TracingSender(caller, terminal) if terminal.verbosity >= 2 else caller
-        compaction = plan.options.compaction
-        if compaction is not None and compaction.model:
-            summarizer = resolve_model(compaction.model, plan.config)
-            plan.options.compaction_sender = ModelCaller(summarizer, client, interaction=terminal)
-        toolset: ToolSet | None = None
-        try:
-            toolset = await ToolSet.assemble(sources)
-            return await run_tool_loop(sender, plan.messages, toolset, terminal, plan.options)
-        finally:
-            if toolset is not None:
-                await toolset.aclose()
-            else:
-                for source in sources:
-                    await source.aclose()
+    def tracing(caller: ModelCaller) -> TracingSender:
+        return TracingSender(caller, terminal)
+
+    async with RunSession.open(
+        plan.config,
+        plan.config_dir,
+        terminal,
+        approve_tools=o.approve_tools,
+        on_spawn=interrupts.on_spawn,
+        wrap_sender=tracing if terminal.verbosity >= 2 else None,
+    ) as session:
+        return await converse(
+            session,
+            plan.settings,
+            system=plan.system,
+            user=plan.user,
+            output_schema=plan.schema,
+            schema_name=plan.schema_name,
+            parse_output=False,
+            stream=plan.stream,
+            include_usage=plan.include_usage,
+        )
 
 
 def classify(exc: BaseException, sigint: bool) -> tuple[int, str]:
@@ -682,7 +717,8 @@ def _render_markdown(text: str) -> None:
 def _usage_line(plan: Plan, result: LoopResult) -> str:
     u = result.usage
     line = f"usage: prompt={u.prompt_tokens} completion={u.completion_tokens} total={u.total_tokens}"
-    pricing = plan.model.primary.pricing if plan.model.primary is not None else None
+    model = plan.settings.model
+    pricing = model.primary.pricing if model.primary is not None else None
     if pricing is not None:
         cost = (u.prompt_tokens * pricing.input_per_1m + u.completion_tokens * pricing.output_per_1m) / 1e6
         line += f" cost=${cost:.6f}"
@@ -716,13 +752,13 @@ def execute(o: ChatOptions) -> int:
     """One chat; returns the exit code (usage and config errors exit through :func:`fail`)."""
     check_usage(o)
     prompt = read_prompt(o.prompt)
-    config = load_chat_config(o)
+    config, config_dir = load_chat_config(o)
 
     from lait_cli.terminal import ChatTerminal, Interrupts, LazyFile, run_interruptible
     from lait_core.engine.models import EngineError
 
     try:
-        plan = make_plan(o, config, prompt)
+        plan = make_plan(o, config, config_dir, prompt)
     except EngineError as exc:
         raise fail(str(exc), 1) from None
     sink = LazyFile(o.output_file) if o.stream and o.output_file is not None else None
@@ -736,7 +772,7 @@ def execute(o: ChatOptions) -> int:
     _describe(plan, terminal)
     interrupts = Interrupts()
     try:
-        result = run_interruptible(converse(plan, terminal, interrupts), interrupts)
+        reply = run_interruptible(run_chat(plan, o, terminal, interrupts), interrupts)
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             raise
@@ -750,5 +786,5 @@ def execute(o: ChatOptions) -> int:
         sys.stderr.write("lait: interrupted\n")
         return 130
     render = o.render or bool(config.default.render)
-    present(o, plan, result, terminal, render and not o.json and not o.stream)
+    present(o, plan, reply.loop, terminal, render and not o.json and not o.stream)
     return 0

@@ -152,6 +152,7 @@ async def converse(
     user: str | list[JsonObject],
     output_schema: JsonObject | None = None,
     schema_name: str | None = None,
+    parse_output: bool = True,
     stream: bool = False,
     include_usage: bool = False,
     depth: int = 0,
@@ -161,6 +162,7 @@ async def converse(
 
     ``system`` is the rendered system prompt (None or empty: none); ``depth``/``agent_chain`` are
     the subagent nesting of the agent this conversation belongs to (empty for chat and steps).
+    ``parse_output=False`` (chat's ``--json-schema``) keeps a structured answer as text.
     """
     skills = load_skills(session, settings.skills)
     progressive = settings.skill_progressive_disclosure
@@ -187,6 +189,6 @@ async def converse(
     )
     text = result.response.content or ""
     value: Any = text
-    if output_schema is not None:
+    if output_schema is not None and parse_output:
         value = parse_structured(text, output_schema)
     return Reply(text, value, result.usage, result)
