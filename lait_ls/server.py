@@ -52,8 +52,13 @@ TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignme
 
 class LaitServer(LanguageServer):
     def __init__(self) -> None:
+        from lait_ls.protocol import dict_converter
+
         super().__init__(
-            name="lait-ls", version=__version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+            name="lait-ls",
+            version=__version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            converter_factory=dict_converter,  # lait/* messages stay plain dicts (no namedtuples)
         )
         self.overlay = Overlay()
         self.linter = Linter(LintOptions(ConfigMode.SEARCH), reader=self.overlay.read)
@@ -90,11 +95,16 @@ class LaitServer(LanguageServer):
         return lait_kind(path, text, workflows=workflows, agents=agents, agent_refs=refs)
 
     def configure(self, options: Any) -> None:
-        """Settings from initializationOptions or workspace/didChangeConfiguration: {debounce: ms}."""
+        """Settings from initializationOptions or workspace/didChangeConfiguration:
+        {debounce: ms, approveTools: "always" | "never"} (also under a "lait" key)."""
         if isinstance(options, dict):
             lait = options.get("lait", options)
             if isinstance(lait, dict) and isinstance(lait.get("debounce"), int | float):
                 self.debounce = max(0.0, float(lait["debounce"]) / 1000.0)
+            if isinstance(lait, dict) and lait.get("approveTools") in ("always", "never"):
+                from lait_ls.run import state_of
+
+                state_of(self).approve_tools = lait["approveTools"]
 
 
 def build() -> LaitServer:
@@ -102,6 +112,9 @@ def build() -> LaitServer:
     from lait_ls.features import register_all
 
     register_all(server)
+    from lait_ls import run
+
+    run.register(server)
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: LaitServer, params: lsp.InitializeParams) -> None:

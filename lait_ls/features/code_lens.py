@@ -1,0 +1,57 @@
+"""`textDocument/codeLens`: "▶ Run workflow" and "Dry run" above `steps:`, "▶ Run agent" on an agent
+file's first line. The commands are the client's own (it asks for the prompt and the inputs, then
+sends `lait/run`); their argument is the run target of editors/vscode/PROTOCOL.md section 3."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from lait_core.language.run_targets import run_target
+from lait_core.lint.discovery import FileKind
+from lait_core.source.positions import LineIndex
+from lait_ls import protocol
+from lait_ls.convert import to_lsp_range
+
+if TYPE_CHECKING:
+    from lait_ls.server import LaitServer
+
+log = logging.getLogger("lait-ls")
+
+RUN_WORKFLOW = "▶ Run workflow"
+DRY_RUN = "Dry run"
+RUN_AGENT = "▶ Run agent"
+
+
+def lenses(ls: LaitServer, uri: str) -> list[lsp.CodeLens]:
+    if uri not in ls.open_uris:
+        return []
+    kind = ls.kind_of(uri)
+    if kind not in (FileKind.WORKFLOW, FileKind.AGENT):
+        return []
+    text = ls.text_of(uri)
+    target = run_target(kind, text, str(ls.path_of(uri) or ""))
+    if target is None:
+        return []
+    rng = to_lsp_range(LineIndex(text), target.anchor)
+    argument = protocol.target_payload(uri, target)
+    if target.kind == "agent":
+        titles = [(RUN_AGENT, protocol.LENS_RUN_AGENT)]
+    else:
+        titles = [(RUN_WORKFLOW, protocol.LENS_RUN_WORKFLOW), (DRY_RUN, protocol.LENS_DRY_RUN)]
+    return [
+        lsp.CodeLens(range=rng, command=lsp.Command(title=title, command=command, arguments=[argument]))
+        for title, command in titles
+    ]
+
+
+def register(server: LaitServer) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    def code_lens(ls: LaitServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
+        try:
+            return lenses(ls, params.text_document.uri) or None
+        except Exception:  # a broken buffer must never take the server down
+            log.exception("codeLens failed for %s", params.text_document.uri)
+            return None

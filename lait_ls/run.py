@@ -1,0 +1,328 @@
+"""Running workflows and agents from the editor: the ``lait/run`` request and ``lait/status``.
+
+Each run is the handler task of its ``lait/run`` request, so ``$/cancelRequest`` (or cancelling its
+work-done progress) cancels it: the tool loop kills its tool process trees, and leaving
+:meth:`RunSession.open` closes the MCP servers and the HTTP client. Several runs may be in flight;
+their dialogs are serialised by the server's one :class:`~lait_ls.interaction.DialogState`.
+
+The run reports through ``lait/runEvent`` (``runStarted``, the engine's events, ``runFinished``) and,
+when the client supports it, standard work-done progress (``$/progress`` begin / report / end).
+A user error ends the run with ``status: "failed"`` and ``error: "lait: <message>"``, never with a
+traceback; cancellation ends the request with ``RequestCancelled`` (-32800).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+
+from lait_core import __version__
+from lait_ls import protocol
+from lait_ls.interaction import DialogState, EditorInteraction, client_speaks_lait
+
+if TYPE_CHECKING:
+    from lait_core.documents.models import Config
+    from lait_core.engine.interaction import Event
+    from lait_core.engine.session import RunSession
+    from lait_ls.server import LaitServer
+
+log = logging.getLogger("lait-ls")
+
+STATUS = "lait/status"
+
+
+class RunFailed(Exception):
+    """A run that cannot start or finish; the message is shown as ``lait: <message>``."""
+
+
+@dataclass
+class RunState:
+    """Per server: the dialog lock and grants, the runs in flight, the approval setting."""
+
+    dialogs: DialogState = field(default_factory=DialogState)
+    active: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
+    approve_tools: str = "always"
+
+
+def state_of(ls: LaitServer) -> RunState:
+    state = getattr(ls, "lait_runs", None)
+    if not isinstance(state, RunState):
+        state = RunState()
+        ls.lait_runs = state  # type: ignore[attr-defined]
+    return state
+
+
+# -- progress ----------------------------------------------------------------------------------
+class RunProgress:
+    """Work-done progress of one run (a no-op without a token)."""
+
+    def __init__(self, ls: LaitServer, token: str | int | None, task: asyncio.Task[Any] | None) -> None:
+        self.ls = ls
+        self.token = token
+        self.task = task
+
+    @classmethod
+    async def start(
+        cls, ls: LaitServer, token: str | int | None, run_id: str, title: str, task: asyncio.Task[Any] | None
+    ) -> RunProgress:
+        if token is None and _client_supports_progress(ls):
+            token = f"lait-run-{run_id}"
+            try:
+                await ls.work_done_progress.create_async(token)
+            except Exception as exc:  # the client refused: run without progress
+                log.info("window/workDoneProgress/create failed: %s", exc)
+                token = None
+        progress = cls(ls, token, task)
+        if token is not None:
+            ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title=title, cancellable=True))
+            cancelled = ls.work_done_progress.tokens.get(token)
+            if cancelled is not None and task is not None:
+                loop = asyncio.get_running_loop()
+                cancelled.add_done_callback(lambda f: loop.call_soon_threadsafe(progress._cancel, f))
+        return progress
+
+    def _cancel(self, future: Any) -> None:
+        if future.cancelled() and self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    def on_event(self, event: Event, payload: Mapping[str, Any]) -> None:
+        if self.token is None:
+            return
+        message = _progress_message(payload)
+        if message is not None:
+            self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(message=message))
+
+    def end(self, message: str) -> None:
+        if self.token is None:
+            return
+        self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
+        self.ls.work_done_progress.tokens.pop(self.token, None)
+
+
+def _client_supports_progress(ls: LaitServer) -> bool:
+    try:
+        window = ls.client_capabilities.window
+    except AttributeError:
+        return False
+    return bool(window is not None and window.work_done_progress)
+
+
+def _progress_message(payload: Mapping[str, Any]) -> str | None:
+    kind = payload.get("type")
+    if kind == "stepStarted":
+        return f"{payload.get('prefix') or ''}[{payload.get('n')}] {payload.get('label')}"
+    if kind == "toolCall":
+        return f"tool {payload.get('name')}"
+    return None
+
+
+# -- the run -----------------------------------------------------------------------------------
+async def execute(
+    ls: LaitServer, params: protocol.RunParams, work_done_token: str | int | None
+) -> dict[str, Any]:
+    """Run ``params`` to the end and return the ``lait/run`` result (cancellation propagates)."""
+    state = state_of(ls)
+    run_id = params.run_id or f"run-{uuid.uuid4().hex[:12]}"
+    path = ls.path_of(params.uri)
+    kind = params.kind or (("agent" if path.suffix.lower() == ".md" else "workflow") if path else "workflow")
+    task = asyncio.current_task()
+    if task is not None:
+        state.active[run_id] = task
+    title = f"lait: {'dry run' if params.dry_run else 'run'} {path.name if path else params.uri}"
+    progress = await RunProgress.start(ls, work_done_token, run_id, title, task)
+    interaction = EditorInteraction(
+        ls, run_id, state.dialogs, lait_client=client_speaks_lait(ls), on_event=progress.on_event
+    )
+    started = time.monotonic()
+    notify(ls, run_id, {"type": "runStarted", "uri": params.uri, "kind": kind, **_names(path, kind)})
+    status, output, error = "failed", "", None
+    try:
+        if path is None:
+            raise RunFailed(f"cannot run '{params.uri}': not a file URI")
+        if not path.is_file():
+            raise RunFailed(f"cannot run '{path}': no such file (save it first)")
+        output = await _run(ls, state, interaction, path, kind, params)
+        status = "ok"
+    except asyncio.CancelledError:
+        status, error = "cancelled", "cancelled"
+        raise
+    except Exception as exc:
+        error = f"lait: {_message(exc)}"
+        if not _is_user_error(exc):
+            log.exception("run %s failed", run_id)
+    finally:
+        seconds = round(time.monotonic() - started, 3)
+        finished: dict[str, Any] = {"type": "runFinished", "status": status, "seconds": seconds}
+        if status == "ok":
+            finished["output"] = output
+        if error is not None and status != "cancelled":
+            finished["error"] = error
+        notify(ls, run_id, finished)
+        progress.end(status if error is None or status == "cancelled" else f"failed: {error}")
+        state.active.pop(run_id, None)
+    return protocol.run_result(run_id, status, output, error)
+
+
+def notify(ls: LaitServer, run_id: str, event: Mapping[str, Any]) -> None:
+    ls.protocol.notify(protocol.RUN_EVENT, protocol.run_event(run_id, event))
+
+
+def _names(path: Path | None, kind: str) -> dict[str, Any]:
+    if path is None or not path.is_file():
+        return {}
+    from lait_core.language.run_targets import run_target
+    from lait_core.lint.discovery import FileKind
+
+    try:
+        target = run_target(FileKind.AGENT if kind == "agent" else FileKind.WORKFLOW, path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return {"name": target.name} if target is not None and target.name else {}
+
+
+async def _run(
+    ls: LaitServer,
+    state: RunState,
+    interaction: EditorInteraction,
+    path: Path,
+    kind: str,
+    params: protocol.RunParams,
+) -> str:
+    from lait_core.engine.session import RunSession
+
+    config, config_dir = load_run_config(path)
+    if params.dry_run:
+        if kind != "workflow":
+            raise RunFailed("a dry run needs a workflow file")
+        return await _dry_run(config, path, params)
+    async with RunSession.open(
+        config, config_dir, interaction, approve_tools=state.approve_tools == "always"
+    ) as session:
+        if kind == "agent":
+            return await _run_agent(session, path, params)
+        return await _run_workflow(session, path, params)
+
+
+def load_run_config(path: Path) -> tuple[Config, Path]:
+    """The configuration a run of ``path`` uses (the nearest lait.config.yml above it, over the global
+    one) and the folder relative registry paths resolve against."""
+    from lait_core.documents.config import ConfigError, ConfigMode, load_config
+
+    try:
+        loaded = load_config(ConfigMode.SEARCH, start=path.parent)
+    except ConfigError as exc:
+        raise RunFailed(str(exc)) from None
+    for doc in loaded.documents:
+        if doc.model is None:
+            first = next(iter(doc.diagnostics), None)
+            where = (
+                f"{doc.path}:{first.range.start.line + 1}:{first.range.start.character + 1}: "
+                if first
+                else ""
+            )
+            raise RunFailed(f"{where}{first.message if first else 'the configuration does not load'}")
+    config_dir = Path(loaded.project.path).parent if loaded.project is not None else path.parent
+    return loaded.config, config_dir
+
+
+async def _run_agent(session: RunSession, path: Path, params: protocol.RunParams) -> str:
+    from lait_core.engine.agent import load_agent, parse_input, run_agent
+
+    prompt = params.prompt if params.prompt is not None else ""
+    agent = load_agent(
+        str(path),
+        config=session.config,
+        config_dir=session.config_dir,
+        base_dir=path.parent,
+        files_first=True,
+        cache=session.cache,
+    )
+    reply = await run_agent(
+        session, agent, parse_input(prompt), user_text=prompt, stream=True, include_usage=True
+    )
+    return reply.text
+
+
+async def _run_workflow(session: RunSession, path: Path, params: protocol.RunParams) -> str:
+    from lait_core.engine import workflow as engine_workflow
+
+    run_workflow = getattr(engine_workflow, "run_workflow", None)
+    if run_workflow is None:
+        raise RunFailed("running workflows is not available in this build of lait")
+    result = await run_workflow(session, path, prompt=params.prompt, inputs=input_texts(params.inputs))
+    return str(result.text)
+
+
+async def _dry_run(config: Config, path: Path, params: protocol.RunParams) -> str:
+    raise RunFailed("dry runs are not available in this build of lait")
+
+
+def input_texts(inputs: Mapping[str, Any]) -> dict[str, str]:
+    """Typed JSON values as ``--input KEY=VALUE`` texts: strings verbatim, anything else as JSON."""
+    import json
+
+    return {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in inputs.items()}
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if text.startswith("lait: "):
+        text = text[len("lait: ") :]
+    return text or type(exc).__name__
+
+
+def _is_user_error(exc: BaseException) -> bool:
+    from lait_core.engine.models import EngineError
+
+    return isinstance(exc, RunFailed | EngineError)
+
+
+# -- lait/status -------------------------------------------------------------------------------
+def status(ls: LaitServer, params: Any) -> dict[str, Any]:
+    uri = params.get("uri") if isinstance(params, Mapping) else None
+    path = ls.path_of(uri) if isinstance(uri, str) else None
+    start = path.parent if path is not None else _workspace_root(ls)
+    from lait_core.documents.config import find_project_config
+
+    found = find_project_config(start) if start is not None else None
+    config_error = None
+    if found is not None:
+        try:
+            load_run_config(found)
+        except RunFailed as exc:
+            config_error = f"lait: {exc}"
+    return {"version": __version__, "configFile": str(found) if found else None, "configError": config_error}
+
+
+def _workspace_root(ls: LaitServer) -> Path | None:
+    try:
+        root = ls.workspace.root_path
+    except Exception:
+        return None
+    return Path(root) if root else Path.cwd()
+
+
+# -- registration ------------------------------------------------------------------------------
+def register(server: LaitServer) -> None:
+    @server.feature(protocol.RUN)
+    async def lait_run(ls: LaitServer, params: Any) -> dict[str, Any]:
+        from pygls.exceptions import JsonRpcInvalidParams
+
+        try:
+            run = protocol.RunParams.parse(params)
+        except protocol.ProtocolError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        token = params.get("workDoneToken") if isinstance(params, Mapping) else None
+        return await execute(ls, run, token if isinstance(token, str | int) else None)
+
+    @server.feature(STATUS)
+    def lait_status(ls: LaitServer, params: Any) -> dict[str, Any]:
+        return status(ls, params)
