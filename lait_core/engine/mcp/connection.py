@@ -170,6 +170,8 @@ class McpConnection:
             raise
         except BaseException as exc:
             await self.aclose()
+            if isinstance(unwrap(exc), McpError):
+                raise unwrap(exc) from None
             detail = self.stdio.describe()
             reason = describe(exc)
             if detail is not None and detail not in reason:

@@ -1,0 +1,163 @@
+"""Connecting, listing and calling (spec 3.1-3.5) against the real peer over stdio (both protocol
+eras) and streamable HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+
+import pytest
+
+from lait_core.documents.models import McpServerConfig
+from lait_core.engine.interaction import HeadlessInteraction
+from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.render import render_result
+from lait_core.engine.models import ConfigurationError, ToolArgumentsError, ToolNameError
+from lait_core.engine.tools.base import CallContext, Tool, ToolResult, ToolSet
+from lait_core.engine.tools.mcp import McpToolSource
+from tests.mcp.conftest import REPO, HttpPeer, Pools, peer
+
+CTX = CallContext(HeadlessInteraction(), "call-1")
+
+
+async def call(source: McpToolSource, name: str, arguments: object = None) -> ToolResult:
+    tools = {t.name: t for t in await source.list_tools()}
+    text = arguments if isinstance(arguments, str) else ("" if arguments is None else json.dumps(arguments))
+    return await source.call(tools[name], text, CTX)
+
+
+@pytest.mark.parametrize(("legacy", "version"), [(False, "2026-07-28"), (True, "2025-11-25")])
+async def test_stdio_both_eras(pools: Pools, legacy: bool, version: str) -> None:
+    pool = pools({"peer": peer(*(["--legacy"] if legacy else []))})
+    source = pool.source("peer")
+    assert pool.source("peer") is source
+    tools = await source.list_tools()
+    assert [t.qualified_name for t in tools][:3] == ["peer__add", "peer__echo", "peer__fail"]
+    add = tools[0]
+    assert add.parameters["properties"]["a"]["type"] == "integer"
+    assert add.description == "Add two integers."
+    assert (await pool.connection("peer")).protocol_version == version
+    result = await source.call(add, '{"a": 2, "b": 40}', CTX)
+    assert result == ToolResult('42\n\nstructuredContent:\n{"result":42}')
+
+
+async def test_http_transport_and_headers(pools: Pools, http_peer: HttpPeer) -> None:
+    cfg = McpServerConfig(url="${PEER_URL}", headers={"X-Token": "Bearer ${TOKEN}"})
+    pool = pools({"web": cfg}, environ={"PEER_URL": http_peer.url, "TOKEN": "t1"})
+    source = pool.source("web")
+    assert (await call(source, "echo", {"text": "over http"})).text.startswith("over http")
+    assert (await pool.connection("web")).protocol_version == "2026-07-28"
+
+
+async def test_result_rendering(pools: Pools) -> None:
+    source = pools({"peer": peer()}).source("peer")
+    failed = await call(source, "fail", {"message": "bad date"})
+    assert failed.is_error
+    assert failed.text == "isError: true\n\nError executing tool fail: bad date"
+    picture = await call(source, "picture")
+    text, image = picture.text.split("\n\n")
+    assert text == "here is a picture"
+    assert json.loads(image)["type"] == "image" and json.loads(image)["mimeType"] == "image/png"
+    weather = await call(source, "weather", {"city": "Kyoto"})
+    assert weather.text.endswith('structuredContent:\n{"city":"Kyoto","temperature":21.5}')
+    assert not weather.is_error
+
+
+def test_render_rules() -> None:
+    assert render_result([], None, False) == ""
+    blocks = [{"type": "text", "text": "a"}, {"type": "audio", "data": "AA", "mimeType": "audio/wav"}]
+    assert render_result(blocks, {"k": [1]}, True) == (
+        'isError: true\n\na\n\n{"type":"audio","data":"AA","mimeType":"audio/wav"}\n\nstructuredContent:\n{"k":[1]}'
+    )
+
+
+async def test_arguments_blank_null_and_bad(pools: Pools) -> None:
+    source = pools({"peer": peer()}).source("peer")
+    assert (await call(source, "echo", "")).text.startswith("\n\n") or (await call(source, "echo", "null")).text
+    with pytest.raises(ToolArgumentsError, match="not a JSON object"):
+        await call(source, "echo", "[1]")
+    with pytest.raises(ToolArgumentsError, match="not valid JSON"):
+        await call(source, "echo", "{oops")
+
+
+async def test_env_added_to_inherited_and_cwd_relative(pools: Pools, tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    work = REPO / "tests" / "peers"
+    cfg = McpServerConfig(
+        command="${PY}",
+        args=["-c", "import runpy, sys; sys.path.insert(0, '../..'); runpy.run_module('tests.peers.mcp_peer', run_name='__main__')"],
+        env={"LAIT_PEER_VAR": "v-${SUFFIX}"},
+        cwd="tests/peers",
+    )
+    import sys
+
+    environ = {"PY": sys.executable, "SUFFIX": "x", "LAIT_INHERITED": "from-parent", "PATH": "/usr/bin:/bin"}
+    source = pools({"p": cfg}, environ=environ).source("p")
+    text = (await call(source, "whoami")).text.split("\n\n")[0]
+    assert text == f"cwd={work} env=v-x home=from-parent"
+
+
+async def test_config_errors_at_first_use(pools: Pools) -> None:
+    pool = pools(
+        {
+            "both": McpServerConfig(command="x", url="http://127.0.0.1:1/mcp"),
+            "neither": McpServerConfig(),
+            "unset": McpServerConfig(command="${LAIT_NOT_SET_ANYWHERE}"),
+            "header": McpServerConfig(url="http://127.0.0.1:1/mcp", headers={"Bad Name": "x"}),
+            "missing": McpServerConfig(command="/nonexistent/lait-mcp-server"),
+        },
+        environ={},
+    )
+    with pytest.raises(ConfigurationError, match=r"mcp_servers.both .* sets both of 'command' and 'url'"):
+        await pool.source("both").list_tools()
+    with pytest.raises(ConfigurationError, match="sets neither"):
+        await pool.source("neither").list_tools()
+    with pytest.raises(ConfigurationError, match=r"mcp_servers.unset.command .*LAIT_NOT_SET_ANYWHERE.* not set"):
+        await pool.source("unset").list_tools()
+    with pytest.raises(ConfigurationError, match="not a valid HTTP header name"):
+        await pool.source("header").list_tools()
+    with pytest.raises(McpError, match="MCP server 'missing': failed to spawn '/nonexistent/lait-mcp-server'"):
+        await pool.source("missing").list_tools()
+    with pytest.raises(ConfigurationError, match=r"unknown MCP server 'nope'; define it under 'mcp_servers:'.*configured: both"):
+        pool.source("nope")
+
+
+async def test_one_connect_for_concurrent_first_users(pools: Pools, tmp_path: object) -> None:
+    pool = pools({"peer": peer()})
+    source = pool.source("peer")
+    results = await asyncio.gather(*(call(source, "add", {"a": i, "b": 1}) for i in range(6)))
+    assert [r.text.split("\n")[0] for r in results] == [str(i + 1) for i in range(6)]
+    assert len(pools.pids) == 1
+
+
+async def test_name_collision_between_servers(pools: Pools) -> None:
+    pool = pools({"a.b": peer(), "a_b": peer()})
+    with pytest.raises(ToolNameError, match="MCP tool name collision: 'add' of server 'a.b' and 'add' of server 'a_b' both qualify to 'a_b__add'"):
+        await ToolSet.assemble([pool.source("a.b"), pool.source("a_b")])
+
+
+async def test_qualified_name_too_long(pools: Pools) -> None:
+    pool = pools({"s" * 60: peer()})
+    with pytest.raises(ToolNameError, match="at most 64 characters"):
+        await pool.source("s" * 60).list_tools()
+
+
+async def test_sampling_and_roots_get_method_not_found(pools: Pools) -> None:
+    source = pools({"old": peer("--legacy")}).source("old")
+    text = (await call(source, "sample_it")).text.split("\n\n")[0]
+    assert text == "error: -32601 Method not found | error: -32601 Method not found"
+
+
+async def test_server_stderr_goes_to_the_given_stream(pools: Pools) -> None:
+    err = io.StringIO()
+    source = pools({"peer": peer()}, stderr=err).source("peer")
+    with pytest.raises(McpError):
+        await call(source, "crash")
+    assert "peer: crashing now" in err.getvalue()
+
+
+async def test_tool_source_shape(pools: Pools) -> None:
+    source = pools({"peer": peer()}).source("peer")
+    tools: list[Tool] = await source.list_tools()
+    assert all(t.server == "peer" and t.source is source for t in tools)
+    assert len(pools.pids) == 1
