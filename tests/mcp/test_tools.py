@@ -74,18 +74,25 @@ def test_render_rules() -> None:
 
 async def test_arguments_blank_null_and_bad(pools: Pools) -> None:
     source = pools({"peer": peer()}).source("peer")
-    assert (await call(source, "echo", "")).text.startswith("\n\n") or (await call(source, "echo", "null")).text
+    assert (await call(source, "echo", "")).text.startswith("\n\n") or (
+        await call(source, "echo", "null")
+    ).text
     with pytest.raises(ToolArgumentsError, match="not a JSON object"):
         await call(source, "echo", "[1]")
     with pytest.raises(ToolArgumentsError, match="not valid JSON"):
         await call(source, "echo", "{oops")
 
 
-async def test_env_added_to_inherited_and_cwd_relative(pools: Pools, tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_env_added_to_inherited_and_cwd_relative(
+    pools: Pools, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = REPO / "tests" / "peers"
     cfg = McpServerConfig(
         command="${PY}",
-        args=["-c", "import runpy, sys; sys.path.insert(0, '../..'); runpy.run_module('tests.peers.mcp_peer', run_name='__main__')"],
+        args=[
+            "-c",
+            "import runpy, sys; sys.path.insert(0, '../..'); runpy.run_module('tests.peers.mcp_peer', run_name='__main__')",
+        ],
         env={"LAIT_PEER_VAR": "v-${SUFFIX}"},
         cwd="tests/peers",
     )
@@ -112,13 +119,20 @@ async def test_config_errors_at_first_use(pools: Pools) -> None:
         await pool.source("both").list_tools()
     with pytest.raises(ConfigurationError, match="sets neither"):
         await pool.source("neither").list_tools()
-    with pytest.raises(ConfigurationError, match=r"mcp_servers.unset.command .*LAIT_NOT_SET_ANYWHERE.* not set"):
+    with pytest.raises(
+        ConfigurationError, match=r"mcp_servers.unset.command .*LAIT_NOT_SET_ANYWHERE.* not set"
+    ):
         await pool.source("unset").list_tools()
     with pytest.raises(ConfigurationError, match="not a valid HTTP header name"):
         await pool.source("header").list_tools()
-    with pytest.raises(McpError, match="MCP server 'missing': failed to spawn '/nonexistent/lait-mcp-server'"):
+    with pytest.raises(
+        McpError, match="MCP server 'missing': failed to spawn '/nonexistent/lait-mcp-server'"
+    ):
         await pool.source("missing").list_tools()
-    with pytest.raises(ConfigurationError, match=r"unknown MCP server 'nope'; define it under 'mcp_servers:'.*configured: both"):
+    with pytest.raises(
+        ConfigurationError,
+        match=r"unknown MCP server 'nope'; define it under 'mcp_servers:'.*configured: both",
+    ):
         pool.source("nope")
 
 
@@ -132,7 +146,10 @@ async def test_one_connect_for_concurrent_first_users(pools: Pools, tmp_path: ob
 
 async def test_name_collision_between_servers(pools: Pools) -> None:
     pool = pools({"a.b": peer(), "a_b": peer()})
-    with pytest.raises(ToolNameError, match="MCP tool name collision: 'add' of server 'a.b' and 'add' of server 'a_b' both qualify to 'a_b__add'"):
+    with pytest.raises(
+        ToolNameError,
+        match=r"MCP tool name collision: 'add' of server 'a\.b' and 'add' of server 'a_b' both qualify to 'a_b__add'",
+    ):
         await ToolSet.assemble([pool.source("a.b"), pool.source("a_b")])
 
 
