@@ -103,6 +103,7 @@ class RunSession:
                 base_dir=self.config_dir,
                 environ=self.environ,
                 stderr=self.mcp_stderr,
+                on_spawn=self.on_spawn,
             )
         return self._mcp
 

@@ -11,9 +11,10 @@ import pytest
 
 from lait_core.documents.models import InlineAgent, LlmKeys, WorkflowDefaults
 from lait_core.engine.agent import AgentError, load_agent, parse_input, run_agent
+from lait_core.engine.interaction import HeadlessInteraction
 from lait_core.engine.models import ConfigurationError
 from tests.engine.agent_support import make_config, open_session, system_of, write
-from tests.peers.openai_server import ScriptedOpenAIServer, text
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 
 REVIEWER = """
 ---
@@ -182,3 +183,42 @@ async def test_model_required_names_the_agent(llm_server: ScriptedOpenAIServer, 
     assert str(info.value) == (
         f"model is required for agent 'a'; set 'model' in {path.resolve()} or default.model in lait.config.yml"
     )
+
+
+async def test_agent_with_mcp_calls_a_real_mcp_server(
+    llm_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """An agent's `mcp: [peer]` offers the server's tools (qualified `peer__*`), the call reaches the
+    real stdio server (tests/peers/mcp_peer.py) and the server is gone after the session closes."""
+    import os
+    import sys
+
+    from lait_core.engine.interaction import ToolCallFinished
+    from tests.engine.conftest import pid_alive
+
+    repo = Path(__file__).resolve().parents[2]
+    write(tmp_path / "calc.md", "---\nmcp: [peer]\n---\nUse the tools.")
+    config = make_config(
+        llm_server,
+        tmp_path,
+        mcp_servers={
+            "peer": {"command": sys.executable, "args": ["-m", "tests.peers.mcp_peer"], "cwd": str(repo)},
+            "unused": {"command": "/nonexistent/never-started"},
+        },
+    )
+    agent = load_agent("calc.md", config=config, config_dir=tmp_path, base_dir=tmp_path)
+    llm_server.push(tool_calls(call("peer__add", {"a": 2, "b": 40}, id="c1")), text("42"))
+    spawned: list[int] = []
+    interaction = HeadlessInteraction()
+    async with open_session(config, tmp_path, interaction, on_spawn=spawned.append) as session:
+        reply = await run_agent(session, agent, "add")
+    assert reply.text == "42"
+    first, second = llm_server.bodies
+    names = [t["function"]["name"] for t in first["tools"]]
+    assert "peer__add" in names and "peer__echo" in names
+    assert second["messages"][-1]["tool_call_id"] == "c1"
+    assert second["messages"][-1]["content"].startswith("42")  # the server's answer reached the model
+    (finished,) = interaction.of_type(ToolCallFinished)
+    assert finished.name == "peer__add" and not finished.is_error
+    assert spawned and not any(pid_alive(pid) for pid in spawned)
+    assert os.getpid() not in spawned
