@@ -154,10 +154,10 @@ def execute(
     doc = load_workflow(path)
     assert doc.model is not None
     prompt = read_optional_prompt(prompt_argument)
-    if prompt is None and not doc.model.inputs:
-        usage_error(
-            "a PROMPT is required; provide one or pipe input via stdin (the workflow declares no 'inputs:')"
-        )
+    if prompt is None and doc.model.inputs is None:
+        from lait_core.engine.workflow import PROMPT_REQUIRED
+
+        usage_error(PROMPT_REQUIRED)
     if plan_only:
         from lait_cli.runner import write_output
 
