@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.cli.conftest import clean_env
 from tests.mcp_everything.peer import running_with_marker
@@ -80,7 +79,7 @@ def test_chat_elicitation_answered_in_a_terminal(
     work = tmp_path / "work"
     work.mkdir()
     config = {"mcp_servers": {"everything": {**everything, "allow_elicitation": True}}}
-    (work / "lait.config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (work / "lait.config.yml").write_text(json.dumps(config), encoding="utf-8")
     answer = json.dumps(ANSWER).encode() if typed == "json" else b"decline"
     with ScriptedOpenAIServer() as server:
         server.push(
@@ -120,7 +119,7 @@ def test_chat_without_a_terminal_declines_without_asking(
     work = tmp_path / "work"
     work.mkdir()
     config = {"mcp_servers": {"everything": {**everything, "allow_elicitation": True}}}
-    (work / "lait.config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (work / "lait.config.yml").write_text(json.dumps(config), encoding="utf-8")
     env = {k: v for k, v in clean_env(tmp_path, tmp_path).items() if not k.startswith(("OPENAI_", "LLM_"))}
     with ScriptedOpenAIServer() as server:
         server.push(tool_calls(call("everything__trigger-elicitation-request", {})), text("ok"))
