@@ -22,7 +22,7 @@ from typing import Any
 
 from lait_core.documents import models as m
 from lait_core.documents.workflow import Step, WorkflowDocument, is_agent_path
-from lait_core.engine.models import ConfigurationError, EngineError
+from lait_core.engine.models import EngineError
 
 HEADER = "dry run: showing the execution plan only; no model, MCP server, or command process will be invoked"
 UNRENDERED = "  [unrendered: depends on a value not known before the run]"
@@ -70,14 +70,6 @@ class PlanSettings:
     capabilities: tuple[tuple[str, tuple[str, ...]], ...]
 
 
-def _first(layers: Sequence[Any], key: str) -> Any:
-    for layer in layers:
-        value = getattr(layer, key, None) if layer is not None else None
-        if value is not None:
-            return value
-    return None
-
-
 def resolve_step_settings(
     label: str,
     layers: Sequence[m.LlmKeys | m.DefaultSettings | None],
@@ -86,21 +78,26 @@ def resolve_step_settings(
     workflow_models: Mapping[str, Sequence[m.ModelDefinition]] | None,
     agent_layer: bool,
 ) -> PlanSettings:
-    """Model and capability lists of an LLM step: each field from the first layer that sets it,
-    then the config's ``default:`` (spec 1.7); the model resolved and its base URL expanded."""
-    from lait_core.engine.resolve import resolve_model
+    """Model and capability lists of an LLM step, resolved exactly as a run resolves them (spec 1.7:
+    each field from the first layer that sets it, then the config's ``default:``); the base URL is
+    expanded, so an unset ``${VAR}`` fails here as it would in the run."""
+    from lait_core.engine.settings import resolve_llm_settings
+    from lait_core.engine.workflow.llm_steps import AGENT_NOTE, PROMPT_NOTE
 
-    chain = [*layers, config.default]
-    name = _first(chain, "model")
-    if not isinstance(name, str) or not name:
-        agent = " its agent definition," if agent_layer else ""
-        raise ConfigurationError(
-            f"model is required for step '{label}'; set 'model' on the step,{agent} the workflow's "
-            "default.model, or default.model in lait.config.yml"
-        )
-    resolved = resolve_model(name, config, workflow_models=workflow_models)
-    endpoint = resolved.endpoints[0]
-    caps = tuple((key, tuple(_first(chain, key) or ())) for key in ("mcp", "skills", "subagents", "tools"))
+    settings = resolve_llm_settings(
+        f"step '{label}'",
+        layers,
+        config,
+        workflow_models=workflow_models,
+        note=AGENT_NOTE if agent_layer else PROMPT_NOTE,
+    )
+    endpoint = settings.model.endpoints[0]
+    caps = (
+        ("mcp", settings.mcp),
+        ("skills", settings.skills),
+        ("subagents", settings.subagents),
+        ("tools", settings.tools),
+    )
     return PlanSettings(endpoint.model_id, endpoint.base_url(), caps)
 
 
