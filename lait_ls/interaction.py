@@ -183,7 +183,7 @@ class EditorInteraction:
         except asyncio.CancelledError:
             self.ls.protocol._request_futures.pop(msg_id, None)
             self.ls.protocol._result_types.pop(msg_id, None)
-            self.ls.protocol.notify("$/cancelRequest", {"id": msg_id})
+            self.ls.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id=msg_id))
             raise
         except JsonRpcException as exc:
             error = ApprovalError if method == protocol.APPROVE_TOOL_CALL else EngineError

@@ -34,20 +34,24 @@ class RunClient(LanguageClient):
         self.script: dict[str, deque[Any]] = {}
         self.dialogs: list[tuple[str, Any]] = []
         self.events: list[dict[str, Any]] = []
-        self.dialog_open = asyncio.Event()
+        self.withdrawn = 0
+        """Dialogs the server cancelled ($/cancelRequest) while they were open."""
 
     def answer(self, method: str, *answers: Any) -> None:
         self.script.setdefault(method, deque()).extend(answers)
 
     async def reply(self, method: str, params: Any) -> Any:
         self.dialogs.append((method, params))
-        self.dialog_open.set()
         queue = self.script.get(method)
         if not queue:
             raise AssertionError(f"unexpected {method}: {params}")
         value = queue.popleft()
         if value == HANG:
-            await asyncio.sleep(3600)
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                self.withdrawn += 1
+                raise
         return value
 
     def events_of(self, run_id: str) -> list[dict[str, Any]]:

@@ -1,0 +1,86 @@
+"""Cancelling lait/run ($/cancelRequest): tool process trees are killed and MCP servers closed (no
+process is left), an open dialog is withdrawn at the client, and the next run's dialogs still work."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+
+from tests.lsp.run_support import HANG, pid_alive, run_client, wait_until, write_project
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+
+AGENT = """---
+name: sleeper
+tools: [sleepy, shout]
+mcp: [notes]
+---
+You wait.
+"""
+
+
+def pids(path: Path) -> list[int]:
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+async def test_cancel_kills_tool_trees_and_mcp_servers(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids.txt"
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm, pid_file=pid_file)
+        agent = tmp_path / "agents" / "sleeper.md"
+        agent.parent.mkdir()
+        agent.write_text(AGENT, encoding="utf-8")
+        llm.push(tool_calls(call("tool__sleepy", {}, id="c1")), text("never sent"))
+        async with run_client(tmp_path, approve="never") as client:
+            future = client.protocol.send_request(
+                "lait/run",
+                {"uri": agent.as_uri(), "kind": "agent", "prompt": "wait", "runId": "r1"},
+                msg_id="run-1",
+            )
+            # the MCP server (listed before the first request), the tool and its child
+            assert await wait_until(lambda: len(pids(pid_file)) == 3, 30), pids(pid_file)
+            started = pids(pid_file)
+            assert all(pid_alive(p) for p in started)
+            client.cancel_request(lsp.CancelParams(id="run-1"))
+            with pytest.raises(Exception, match="cancel"):
+                await asyncio.wait_for(asyncio.wrap_future(future), 20)
+            assert await wait_until(lambda: not any(pid_alive(p) for p in started), 10), [
+                p for p in started if pid_alive(p)
+            ]
+            events = client.events_of("r1")
+            assert [e["type"] for e in events][-1] == "runFinished"
+            assert events[-1]["status"] == "cancelled"
+            assert len(llm.bodies) == 1  # the answer after the tool was never asked for
+
+
+async def test_cancel_during_a_dialog_withdraws_it_and_frees_the_lock(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        agent = tmp_path / "agents" / "sleeper.md"
+        agent.parent.mkdir()
+        agent.write_text(AGENT, encoding="utf-8")
+        llm.push(
+            tool_calls(call("tool__shout", {"text": "one"}, id="c1")),
+            tool_calls(call("tool__shout", {"text": "two"}, id="c2")),
+            text("second run done"),
+        )
+        async with run_client(tmp_path) as client:
+            client.answer("lait/approveToolCall", HANG, {"decision": "once"})
+            future = client.protocol.send_request(
+                "lait/run",
+                {"uri": agent.as_uri(), "kind": "agent", "prompt": "a", "runId": "r1"},
+                msg_id="run-1",
+            )
+            assert await wait_until(lambda: len(client.dialogs) == 1, 30)
+            client.cancel_request(lsp.CancelParams(id="run-1"))
+            with pytest.raises(Exception, match="cancel"):
+                await asyncio.wait_for(asyncio.wrap_future(future), 20)
+            assert await wait_until(lambda: client.withdrawn == 1, 10)
+
+            result = await client.protocol.send_request_async(
+                "lait/run", {"uri": agent.as_uri(), "kind": "agent", "prompt": "b", "runId": "r2"}
+            )
+            assert result["status"] == "ok" and result["output"] == "second run done"
+            assert [p["runId"] for _, p in client.dialogs] == ["r1", "r2"]
