@@ -728,3 +728,89 @@ def test_ctrl_c_at_an_approval_prompt(chat: Lait, server: ScriptedOpenAIServer) 
     assert proc.returncode == 130
     assert rest.decode() == CTRL_C + "\nlait: interrupted\n"
     assert not (chat.cwd / "ran.txt").exists()
+
+
+# -- MCP servers, subagents and skills in chat ---------------------------------------------------
+def _peer_config(*names: str) -> str:
+    lines = ["mcp_servers:"]
+    for name in names:
+        lines += [
+            f"  {name}:",
+            f"    command: {json.dumps(sys.executable)}",
+            '    args: ["-m", "tests.peers.mcp_peer"]',
+            f"    cwd: {json.dumps(str(REPO))}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def test_mcp_flag_replaces_default_mcp(chat: Lait, server: ScriptedOpenAIServer) -> None:
+    chat.write("lait.config.yml", _peer_config("peer", "calc") + "default:\n  mcp: [peer]\n")
+    server.push(tool_calls(call("peer__add", {"a": 1, "b": 2}, id="c1")), text("three"))
+    run = chat("--base-url", server.url, "--model", "m", "add 1 and 2")
+    assert (run.returncode, run.stdout) == (0, "three\n"), run.stderr
+    first, second = server.bodies
+    assert "peer__add" in [t["function"]["name"] for t in first["tools"]]
+    assert second["messages"][-1]["content"].startswith("3")
+    assert "cannot use" not in run.stderr
+    server.push(text("no call"))
+    run = chat("--base-url", server.url, "--model", "m", "--mcp", "calc", "hi")
+    assert (run.returncode, run.stdout) == (0, "no call\n"), run.stderr
+    names = {t["function"]["name"].split("__")[0] for t in server.bodies[2]["tools"]}
+    assert names == {"calc"}
+    unknown = chat("--base-url", server.url, "--model", "m", "--mcp", "nope", "hi")
+    assert unknown.returncode == 1
+    assert unknown.stderr.startswith("lait: unknown MCP server 'nope'; define it under 'mcp_servers:'")
+
+
+def test_subagent_flag_and_default_skills(chat: Lait, server: ScriptedOpenAIServer) -> None:
+    chat.write("agents/helper.md", "---\ndescription: Helps out.\n---\nYou help with {{ input }}.")
+    chat.write("agents/other.md", "---\n---\nOther.")
+    chat.write("skills/style/SKILL.md", "---\ndescription: House style.\n---\nWrite plainly.")
+    chat.write(
+        "lait.config.yml",
+        textwrap.dedent(
+            """\
+            agents: {helper: agents/helper.md, other: agents/other.md}
+            skills: {style: skills/style}
+            default:
+              model: sub-model
+              subagents: [other]
+              skills: [style]
+            """
+        )
+        + f"base_url: {server.url}\n",
+    )
+    server.push(
+        tool_calls(call("agent__helper", {"input": "dishes"}, id="c1")),
+        text("dishes done"),
+        text("all done"),
+    )
+    run = chat("--model", "m", "--subagent", "helper", "--system", "Base.", "go")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "all done\n", "")
+    parent, child, last = server.bodies
+    skills = "## Skill: style\n\nHouse style.\n\nWrite plainly."
+    assert parent["messages"][0] == {"role": "system", "content": f"Base.\n\n---\n\n{skills}"}
+    assert [t["function"]["name"] for t in parent["tools"]] == ["agent__helper"]
+    assert child["messages"][0]["content"] == f"You help with dishes.\n\n---\n\n{skills}"
+    # the subagent's settings: its frontmatter, then default: (not the caller's --model/--subagent)
+    assert (parent["model"], child["model"]) == ("m", "sub-model")
+    assert [t["function"]["name"] for t in child["tools"]] == ["agent__other"]
+    assert last["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": "dishes done"}
+
+
+def test_progressive_skills_in_chat(chat: Lait, server: ScriptedOpenAIServer) -> None:
+    chat.write("style.md", "---\ndescription: House style.\n---\nWrite plainly.")
+    chat.write(
+        "lait.config.yml",
+        "skills: {style: style.md}\ndefault:\n  skills: [style]\n  skill_progressive_disclosure: true\n",
+    )
+    server.push(tool_calls(call("skill__style", {}, id="c1")), text("plain answer"))
+    run = chat("--base-url", server.url, "--model", "m", "answer")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "plain answer\n", "")
+    first, second = server.bodies
+    assert first["messages"][0]["content"] == (
+        "## Skill: style\n\nHouse style.\n\n"
+        "(Call the `skill__style` tool to read this skill's full instructions before following it.)"
+    )
+    assert [t["function"]["name"] for t in first["tools"]] == ["skill__style"]
+    assert second["messages"][-1]["content"] == "## Skill: style\n\nHouse style.\n\nWrite plainly."
