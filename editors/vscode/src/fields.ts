@@ -22,7 +22,7 @@ export interface TextField extends FieldBase {
   default?: string;
   minLength?: number;
   maxLength?: number;
-  pattern?: RegExp;
+  pattern?: { regex: RegExp; text: string };
   format?: Format;
 }
 
@@ -156,7 +156,7 @@ export function fieldFromSchema(name: string, raw: unknown, required: boolean, a
       const pattern = str(schema["pattern"]);
       if (pattern !== undefined) {
         try {
-          field.pattern = new RegExp(pattern, "u");
+          field.pattern = { regex: new RegExp(pattern, "u"), text: pattern };
         } catch {
           // A pattern this engine cannot compile is left to the server to check.
         }
@@ -239,8 +239,8 @@ export function parseText(field: TextField | NumberField | JsonField, text: stri
         const error = checkFormat(field.format, text);
         if (error !== undefined) return { ok: false, error };
       }
-      if (field.pattern !== undefined && !field.pattern.test(text)) {
-        return { ok: false, error: `the text must match the pattern ${field.pattern.source}` };
+      if (field.pattern !== undefined && !field.pattern.regex.test(text)) {
+        return { ok: false, error: `the text must match the pattern ${field.pattern.text}` };
       }
       return { ok: true, value: text };
     }
@@ -275,7 +275,7 @@ export function parseText(field: TextField | NumberField | JsonField, text: stri
         if (field.types.length === 0 || field.types.includes("string")) {
           return { ok: true, value: text };
         }
-        return { ok: false, error: `enter JSON (${field.types.join(" or ")}), e.g. ${example(field.types)}` };
+        return { ok: false, error: `enter JSON of type ${field.types.join(" or ")}, e.g. ${example(field.types)}` };
       }
       if (!matchesTypes(value, field.types)) {
         if (field.types.includes("string")) return { ok: true, value: text };

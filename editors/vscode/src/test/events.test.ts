@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { eventLine, RunLog } from "../events";
+
+test("progress lines as lait run prints them", () => {
+  assert.equal(eventLine({ type: "runStarted", uri: "file:///w/triage.yml", kind: "workflow", name: "triage", description: "sort issues" }), "==> triage: sort issues");
+  assert.equal(eventLine({ type: "runStarted", uri: "file:///w/triage.yml", kind: "workflow" }), "==> triage.yml");
+  assert.equal(eventLine({ type: "stepStarted", label: "classify", kind: "prompt", n: 1 }), "[1] classify");
+  assert.equal(eventLine({ type: "stepStarted", label: "step-2 (run)", kind: "run", n: 2, prefix: "[a] " }), "[a] [2] step-2 (run)");
+  assert.equal(eventLine({ type: "stepFinished", label: "x", status: "skipped", n: 3 }), "[3] x (skipped)");
+  assert.equal(eventLine({ type: "stepFinished", label: "x", status: "ok", seconds: 1 }), undefined);
+  assert.equal(eventLine({ type: "stepFinished", label: "x", status: "failed", seconds: 1.25, error: "boom" }), "    -> x failed in 1.3s: boom");
+  assert.equal(
+    eventLine({ type: "stepRetrying", label: "x", attempt: 1, maxAttempts: 3, error: "timeout", delaySeconds: 2 }),
+    "    -> attempt 1/3 failed: timeout; retrying in 2.0s",
+  );
+  assert.equal(eventLine({ type: "toolCall", callId: "c1", name: "notes__save", arguments: '{"t":1}' }), '    -> tool notes__save({"t":1})');
+  assert.equal(eventLine({ type: "toolResult", callId: "c1", name: "notes__save", result: "saved\nid 4", isError: false }), "    <- notes__save: saved …");
+  assert.equal(eventLine({ type: "toolResult", callId: "c1", name: "grep", result: "exit 2", isError: true }), "    <- grep failed: exit 2");
+  assert.equal(eventLine({ type: "toolDenied", callId: "c1", name: "grep", reason: "denied by the user" }), "    -> tool grep denied: denied by the user");
+  assert.equal(eventLine({ type: "usage", promptTokens: 10, completionTokens: 5, totalTokens: 15 }), "usage: 10 prompt + 5 completion = 15 tokens");
+  assert.equal(eventLine({ type: "warning", message: "w" }), "warning: w");
+  assert.equal(eventLine({ type: "note", message: "n" }), "note: n");
+  assert.equal(eventLine({ type: "compacted", round: 3, messagesBefore: 40, messagesAfter: 12 }), "    -> compacted history: 40 -> 12 messages");
+  assert.equal(eventLine({ type: "runFinished", status: "ok", seconds: 2 }), "==> ok in 2.0s");
+  assert.equal(eventLine({ type: "runFinished", status: "failed", error: "lait: x" }), "==> failed: lait: x");
+  assert.equal(eventLine({ type: "round", round: 1 }), undefined);
+  assert.equal(eventLine({ type: "somethingNew", a: 1 }), 'somethingNew: {"a":1}');
+  const long = eventLine({ type: "toolResult", name: "t", result: "y".repeat(500), isError: false }) ?? "";
+  assert.ok(long.length < 220 && long.endsWith("…"));
+});
+
+test("RunLog: streamed text is written as it comes; a progress line breaks the line first", () => {
+  let out = "";
+  const log = new RunLog((text) => (out += text));
+  log.event("r", { type: "runStarted", uri: "file:///w/a.yml", kind: "workflow", name: "a" });
+  log.event("r", { type: "stepStarted", label: "write", kind: "prompt", n: 1 });
+  log.event("r", { type: "text", text: "Hel" });
+  log.event("r", { type: "text", text: "lo" });
+  log.event("r", { type: "toolCall", callId: "1", name: "t", arguments: "{}" });
+  log.event("r", { type: "text", text: " world" });
+  log.event("r", { type: "streamEnded", final: true });
+  log.event("r", { type: "reasoning", text: "hidden" });
+  log.finished({ runId: "r", status: "ok", output: "Hello world" });
+  assert.equal(out, "==> a\n[1] write\nHello\n    -> tool t({})\n world\n");
+});
+
+test("RunLog: the output of a run that did not stream, failures and cancellations", () => {
+  let out = "";
+  const log = new RunLog((text) => (out += text));
+  log.finished({ runId: "a", status: "ok", output: '{"label":"bug"}\n' });
+  log.finished({ runId: "b", status: "failed", output: "", error: "lait: missing required input 'repo'" });
+  log.finished({ runId: "c", status: "cancelled", output: "" });
+  log.note("approval needed: tool x");
+  assert.equal(out, `{"label":"bug"}\n==> failed: lait: missing required input 'repo'\n==> cancelled\napproval needed: tool x\n`);
+});
