@@ -87,7 +87,7 @@ async def agent_step(call: StepCall, value: Any) -> Any:
         config=session.config,
         config_dir=session.config_dir,
         base_dir=scope.base_dir,
-        inline=scope.workflow.agents or {},
+        inline=scope.doc.inline_agents,
         cache=session.cache,
     )
     reply = await run_agent(

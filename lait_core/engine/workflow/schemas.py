@@ -20,13 +20,21 @@ def _source(scope: FileScope, body: Any, what: str) -> Any:
     return body
 
 
+def _schemas_table(scope: FileScope) -> dict[str, Any]:
+    """The file's `schemas:` entries (the document keeps them as located nodes, not in its model)."""
+    root = scope.doc.root
+    node = root.get("schemas") if root is not None else None
+    value = node.to_python() if node is not None else None
+    return value if isinstance(value, dict) else {}
+
+
 def resolve_schema(scope: FileScope, ref: Any, what: str) -> Any:
     """The schema body ``ref`` stands for (``None`` stays ``None``)."""
     if ref is None:
         return None
     if isinstance(ref, str):
         if ref not in scope.schemas:
-            table = scope.workflow.schemas or {}
+            table = _schemas_table(scope)
             if ref not in table:
                 raise WorkflowError(f"'{what}' refers to schema '{ref}', which is not defined in 'schemas:'")
             scope.schemas[ref] = _source(scope, table[ref], f"schemas.{ref}")
