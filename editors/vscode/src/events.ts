@@ -30,10 +30,14 @@ export function eventLine(event: RunEvent): string | undefined {
     return `${prefix}${num === undefined ? "" : `[${num}] `}${s(event["label"])}`;
   };
   switch (event.type) {
-    case "runStarted": {
-      const name = s(event["name"]) || s(event["uri"]).split("/").pop() || "run";
+    case "runStarted":
+      // The extension prints its own header line when it starts a run.
+      return undefined;
+    case "workflowStarted": {
+      const name = s(event["name"]);
       const description = s(event["description"]);
-      return `==> ${name}${description ? `: ${description}` : ""}`;
+      const about = description ? `${name}: ${description}` : name;
+      return (n(event["depth"]) ?? 0) === 0 ? `==> ${about}` : `${prefix}-> ${about}`;
     }
     case "stepStarted":
       return step();
@@ -46,6 +50,8 @@ export function eventLine(event: RunEvent): string | undefined {
         default:
           return undefined;
       }
+    case "stepProgress":
+      return `${prefix}    -> ${s(event["message"])}`;
     case "stepRetrying": {
       const delay = n(event["delaySeconds"]) ?? 0;
       const max = event["maxAttempts"] === undefined ? "" : `/${s(event["maxAttempts"])}`;

@@ -4,8 +4,10 @@ import { test } from "node:test";
 import { eventLine, RunLog } from "../events";
 
 test("progress lines as lait run prints them", () => {
-  assert.equal(eventLine({ type: "runStarted", uri: "file:///w/triage.yml", kind: "workflow", name: "triage", description: "sort issues" }), "==> triage: sort issues");
-  assert.equal(eventLine({ type: "runStarted", uri: "file:///w/triage.yml", kind: "workflow" }), "==> triage.yml");
+  assert.equal(eventLine({ type: "runStarted", uri: "file:///w/triage.yml", kind: "workflow", name: "triage" }), undefined);
+  assert.equal(eventLine({ type: "workflowStarted", name: "triage", description: "sort issues", depth: 0, prefix: "" }), "==> triage: sort issues");
+  assert.equal(eventLine({ type: "workflowStarted", name: "child", description: null, depth: 1, prefix: "    " }), "    -> child");
+  assert.equal(eventLine({ type: "stepProgress", label: "loop", message: "item 1/3", prefix: "[b] " }), "[b]     -> item 1/3");
   assert.equal(eventLine({ type: "stepStarted", label: "classify", kind: "prompt", n: 1 }), "[1] classify");
   assert.equal(eventLine({ type: "stepStarted", label: "step-2 (run)", kind: "run", n: 2, prefix: "[a] " }), "[a] [2] step-2 (run)");
   assert.equal(eventLine({ type: "stepFinished", label: "x", status: "skipped", n: 3 }), "[3] x (skipped)");
@@ -35,6 +37,7 @@ test("RunLog: streamed text is written as it comes; a progress line breaks the l
   let out = "";
   const log = new RunLog((text) => (out += text));
   log.event("r", { type: "runStarted", uri: "file:///w/a.yml", kind: "workflow", name: "a" });
+  log.event("r", { type: "workflowStarted", name: "a", description: null, depth: 0, prefix: "" });
   log.event("r", { type: "stepStarted", label: "write", kind: "prompt", n: 1 });
   log.event("r", { type: "text", text: "Hel" });
   log.event("r", { type: "text", text: "lo" });
