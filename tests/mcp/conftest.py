@@ -21,7 +21,7 @@ from lait_core.engine.tools.mcp import McpPool
 from tests.engine.conftest import llm_server  # noqa: F401  (the scripted OpenAI-compatible server)
 
 REPO = Path(__file__).resolve().parents[2]
-FAST = McpLimits(timeout=5.0)
+FAST = McpLimits(timeout=10.0, handshake_timeout=20.0)
 
 
 def peer(*args: str, **extra: Any) -> McpServerConfig:

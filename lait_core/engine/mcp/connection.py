@@ -158,12 +158,12 @@ class McpConnection:
         self._ready = ready
         self._task = loop.create_task(self._own(ready), context=contextvars.Context())
         try:
-            async with asyncio.timeout(self.limits.timeout):
+            async with asyncio.timeout(self.limits.handshake_timeout):
                 await asyncio.shield(ready)
         except TimeoutError:
             await self.aclose()
             raise McpError(
-                self.name, f"did not complete the MCP handshake within {self.limits.timeout:g}s"
+                self.name, f"did not complete the MCP handshake within {self.limits.handshake_timeout:g}s"
             ) from None
         except asyncio.CancelledError:
             await _shielded(self.aclose())

@@ -10,7 +10,9 @@ MIB = 1024 * 1024
 @dataclass(frozen=True, slots=True)
 class McpLimits:
     timeout: float = 300.0
-    """Seconds for the handshake, each ``tools/list`` page and each ``tools/call`` request."""
+    """Seconds for each ``tools/list`` page and each ``tools/call`` request."""
+    handshake_timeout: float = 300.0
+    """Seconds from spawning (or the first HTTP request) to a completed handshake."""
     frame_bytes: int = 16 * MIB
     """Largest incoming stdio frame (one JSON-RPC line), HTTP body or SSE event."""
     page_tools: int = 1024
