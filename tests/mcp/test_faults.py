@@ -59,7 +59,7 @@ async def test_http_flood_hang_and_reconnect(pools: Pools, http_peer: HttpPeer) 
     source = pool.source("web")
     with pytest.raises(McpError, match="calling tool 'flood' failed"):
         await call(source, "flood", {"mib": 2})
-    with pytest.raises(McpError, match="calling tool 'hang' failed: .*timed out"):
+    with pytest.raises(McpError, match=r"calling tool 'hang' failed: .*timed out"):
         await call(source, "hang")
     assert (await call(source, "echo", {"text": "still here"})).text.startswith("still here")
 
@@ -84,7 +84,7 @@ async def test_http_redirect_is_refused(pools: Pools) -> None:
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
         pool = pools({"r": McpServerConfig(url=url)}, limits=McpLimits(handshake_timeout=20, timeout=3))
-        with pytest.raises(McpError, match="MCP server 'r': could not connect: .*redirect"):
+        with pytest.raises(McpError, match=r"MCP server 'r': could not connect: .*redirect"):
             await pool.source("r").list_tools()
     finally:
         server.shutdown()
