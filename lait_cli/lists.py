@@ -81,6 +81,10 @@ def describe_entry(section: Section, name: str, path: Path) -> Entry:
     file = path
     if section == "skills" and path.is_dir():
         file = path / "SKILL.md"
+        if not file.exists():
+            return Entry(name, path, None, "the directory has no SKILL.md")
+    if not file.exists():
+        return Entry(name, path, None, "no such file")
     loaded = read_source(file)
     if loaded.text is None:
         assert loaded.problem is not None
