@@ -11,8 +11,13 @@ validator.
 
 The session's MCP servers stay connected after a conversation: the session closes them.
 
-An empty final answer (a model that returns ``content: ""`` or none) is accepted as the text
-``""``; with an output schema it is a "not valid JSON" error.
+Empty answers: following tools-mcp-cli spec 2.2, a response with neither content nor tool calls
+(``content: ""`` or none) is rejected by the engine's response parser ("API response contained
+no content in its first choice", exit 4), so a reply's text is never silently empty; a model that
+goes quiet after its tool rounds is reported, not mistaken for a finished answer.
+
+``Reply.usage`` counts every request of the conversation, including those of the subagents it
+called (recursively).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from lait_core.engine.models import (
 from lait_core.engine.policy import Policy
 from lait_core.engine.tools.base import ToolSet, ToolSource
 from lait_core.engine.tools.skill import SkillToolSource, load_skills, with_skills
+from lait_core.engine.tools.subagent import SubagentToolSource
 
 if TYPE_CHECKING:
     from lait_core.engine.session import RunSession
@@ -57,6 +63,7 @@ class Reply:
     value: Any
     """The parsed JSON with an output schema, else :attr:`text`."""
     usage: Usage
+    """Every request's usage, subagents' included."""
     loop: LoopResult
 
     @property
@@ -100,8 +107,6 @@ async def build_sources(
     """The tool sources of one request, in the spec's order."""
     sources: list[ToolSource] = [session.mcp.source(name) for name in settings.mcp]
     if settings.subagents:
-        from lait_core.engine.tools.subagent import SubagentToolSource
-
         sources.append(SubagentToolSource(session, settings.subagents, depth=depth, agent_chain=agent_chain))
     if settings.tools:
         from lait_core.engine.tools.shell import ShellToolSource
@@ -187,8 +192,12 @@ async def converse(
     result = await run_tool_loop(
         session.sender(settings.model), messages, toolset, session.interaction, options
     )
+    usage = result.usage
+    for source in toolset.sources:
+        if isinstance(source, SubagentToolSource):
+            usage = usage + source.usage
     text = result.response.content or ""
     value: Any = text
     if output_schema is not None and parse_output:
         value = parse_structured(text, output_schema)
-    return Reply(text, value, result.usage, result)
+    return Reply(text, value, usage, result)

@@ -27,15 +27,18 @@ async def test_generic_input_shape_and_own_settings(llm_server: ScriptedOpenAISe
         agents={"researcher": "agents/researcher.md"},
         default={"model": "cfg-model", "temperature": 0.3, "subagents": ["researcher"]},
     )
+    usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
     llm_server.push(
-        tool_calls(call("agent__researcher", {"input": {"topic": "owls"}}, id="c1")),
-        text("owls are birds"),
-        text("final"),
+        tool_calls(call("agent__researcher", {"input": {"topic": "owls"}}, id="c1"), usage=usage),
+        text("owls are birds", usage=usage),
+        text("final", usage=usage),
     )
     async with open_session(config, tmp_path) as session:
         settings = resolve_llm_settings("chat", [], config, base_url_override=llm_server.url)
         reply = await converse(session, settings, system=None, user="tell me")
     assert reply.text == "final"
+    assert reply.usage.total_tokens == 33  # the subagent's request counts too
+    assert reply.loop.usage.total_tokens == 22
     parent, child, parent2 = llm_server.bodies
     assert tool_names(parent) == ["agent__researcher"]
     tool = parent["tools"][0]["function"]

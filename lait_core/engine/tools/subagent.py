@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.models import ToolArgumentsError, ToolLoopError, ToolNameError, compact_json
+from lait_core.engine.models import ToolArgumentsError, ToolLoopError, ToolNameError, Usage, compact_json
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult, ToolSource, parse_arguments
 from lait_core.engine.tools.naming import AGENT_PREFIX, qualify
 
@@ -63,6 +63,8 @@ class SubagentToolSource(ToolSource):
         self.depth = depth
         self.agent_chain = agent_chain
         self._agents: dict[str, AgentDefinition] = {}
+        self.usage = Usage()
+        """The usage of every subagent call so far (its own subagents included)."""
 
     def _load(self, name: str) -> AgentDefinition:
         from lait_core.engine.agent import agent_from_file
@@ -123,4 +125,5 @@ class SubagentToolSource(ToolSource):
             depth=self.depth + 1,
             agent_chain=self.agent_chain,
         )
+        self.usage = self.usage + reply.usage
         return ToolResult(reply.text)
