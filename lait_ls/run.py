@@ -208,7 +208,7 @@ async def _run(
     ) as session:
         if kind == "agent":
             return await _run_agent(session, path, params)
-        return await _run_workflow(session, path, params)
+        return await _run_workflow(session, path, interaction.run_id, params)
 
 
 def load_run_config(path: Path) -> tuple[Config, Path]:
@@ -251,18 +251,35 @@ async def _run_agent(session: RunSession, path: Path, params: protocol.RunParams
     return reply.text
 
 
-async def _run_workflow(session: RunSession, path: Path, params: protocol.RunParams) -> str:
-    from lait_core.engine import workflow as engine_workflow
+async def _run_workflow(session: RunSession, path: Path, run_id: str, params: protocol.RunParams) -> str:
+    from lait_core.engine.workflow import run_workflow
 
-    run_workflow = getattr(engine_workflow, "run_workflow", None)
-    if run_workflow is None:
-        raise RunFailed("running workflows is not available in this build of lait")
-    result = await run_workflow(session, path, prompt=params.prompt, inputs=input_texts(params.inputs))
-    return str(result.text)
+    result = await run_workflow(
+        session, path, prompt=params.prompt, inputs=input_texts(params.inputs), run_id=run_id
+    )
+    return result.text
 
 
 async def _dry_run(config: Config, path: Path, params: protocol.RunParams) -> str:
-    raise RunFailed("dry runs are not available in this build of lait")
+    """The plan text, exactly as ``lait run --dry-run`` prints it (nothing is started)."""
+    from lait_cli.run import dry_run  # TODO(core): the composition belongs in lait_core.engine.plan
+    from lait_core.documents.workflow import parse_workflow
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunFailed(f"cannot read '{path}': {exc}") from None
+    doc = parse_workflow(text, str(path))
+    if not doc.ok:
+        errors = [d for d in doc.diagnostics if d.severity == "error"]
+        raise RunFailed(
+            "; ".join(
+                f"{path}:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.code} {d.message}"
+                for d in errors
+            )
+            or f"{path}: the workflow does not load"
+        )
+    return dry_run(doc, path, config, params.prompt, input_texts(params.inputs))
 
 
 def input_texts(inputs: Mapping[str, Any]) -> dict[str, str]:

@@ -8,7 +8,9 @@ bare URI, and ``options`` is ``{prompt?, inputs?, runId?}``. The result is the `
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from pygls.lsp.server import LanguageServer
 
 from lait_ls import protocol
 
@@ -44,10 +46,11 @@ def register(server: LaitServer) -> None:
             ) from None
         return await execute(ls, params, None)
 
+    # pygls evaluates the annotations of command handlers at run time: no TYPE_CHECKING-only names
     @server.command(protocol.COMMAND_RUN)
-    async def run(ls: LaitServer, *args: Any) -> dict[str, Any]:
-        return await command(ls, args, False)
+    async def run(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        return await command(cast("LaitServer", ls), args, False)
 
     @server.command(protocol.COMMAND_DRY_RUN)
-    async def dry_run(ls: LaitServer, *args: Any) -> dict[str, Any]:
-        return await command(ls, args, True)
+    async def dry_run(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        return await command(cast("LaitServer", ls), args, True)

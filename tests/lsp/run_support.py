@@ -36,12 +36,27 @@ class RunClient(LanguageClient):
         self.events: list[dict[str, Any]] = []
         self.withdrawn = 0
         """Dialogs the server cancelled ($/cancelRequest) while they were open."""
+        self.delay = 0.0
+        """Seconds each dialog stays open before it is answered."""
+        self.open_now = 0
+        self.peak = 0
+        """The most dialogs ever open at the same time."""
 
     def answer(self, method: str, *answers: Any) -> None:
         self.script.setdefault(method, deque()).extend(answers)
 
     async def reply(self, method: str, params: Any) -> Any:
         self.dialogs.append((method, params))
+        self.open_now += 1
+        self.peak = max(self.peak, self.open_now)
+        try:
+            return await self._answer(method, params)
+        finally:
+            self.open_now -= 1
+
+    async def _answer(self, method: str, params: Any) -> Any:
+        if self.delay:
+            await asyncio.sleep(self.delay)
         queue = self.script.get(method)
         if not queue:
             raise AssertionError(f"unexpected {method}: {params}")
