@@ -72,3 +72,43 @@ async def test_wrap_sender_and_resolve_path(llm_server: ScriptedOpenAIServer, tm
         assert session.resolve_path("a/b.md") == tmp_path / "a/b.md"
         assert session.resolve_path("/abs.md") == Path("/abs.md")
     assert len(seen) == 1
+
+
+async def test_mcp_servers_closed_on_cancellation(llm_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    """A run cancelled while an MCP tool call hangs leaves no server process behind."""
+    import sys
+
+    from lait_core.engine.conversation import converse
+    from lait_core.engine.settings import resolve_llm_settings
+    from tests.engine.conftest import pid_alive
+    from tests.peers.openai_server import call, tool_calls
+
+    repo = Path(__file__).resolve().parents[2]
+    config = make_config(
+        llm_server,
+        tmp_path,
+        mcp_servers={
+            "peer": {"command": sys.executable, "args": ["-m", "tests.peers.mcp_peer"], "cwd": str(repo)}
+        },
+        default={"model": "m", "mcp": ["peer"]},
+    )
+    llm_server.push(tool_calls(call("peer__hang", {}, id="c1")))
+    spawned: list[int] = []
+    interaction = HeadlessInteraction()
+
+    async def run() -> None:
+        async with RunSession.open(config, tmp_path, interaction, on_spawn=spawned.append) as session:
+            await converse(session, resolve_llm_settings("chat", [], config), system=None, user="hang")
+
+    from lait_core.engine.interaction import ToolCallStarted
+
+    task = asyncio.create_task(run())
+    for _ in range(500):
+        if interaction.of_type(ToolCallStarted):
+            break
+        await asyncio.sleep(0.02)
+    assert spawned and interaction.of_type(ToolCallStarted)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not any(pid_alive(pid) for pid in spawned)
