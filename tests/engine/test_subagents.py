@@ -141,3 +141,21 @@ async def test_unknown_subagent_and_missing_input(llm_server: ScriptedOpenAIServ
         )
         with pytest.raises(ToolArgumentsError, match="without the required 'input' argument"):
             await converse(session, settings, system=None, user="x")
+
+
+async def test_subagent_input_schema_violation_aborts(
+    llm_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    write(
+        tmp_path / "typed.md", "---\ninput_schema: {type: object, properties: {n: {type: integer}}}\n---\nN"
+    )
+    config = make_config(
+        llm_server, tmp_path, agents={"typed": "typed.md"}, default={"model": "m", "subagents": ["typed"]}
+    )
+    llm_server.push(tool_calls(call("agent__typed", {"n": "three"}, id="c1")))
+    async with open_session(config, tmp_path) as session:
+        with pytest.raises(
+            Exception, match=r"input of agent 'typed' does not match its input_schema: input.n must be"
+        ):
+            await converse(session, resolve_llm_settings("chat", [], config), system=None, user="x")
+    assert len(llm_server.bodies) == 1  # the subagent sent nothing
