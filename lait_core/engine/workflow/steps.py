@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,9 @@ def strip_one_newline(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def _expand(value: str, what: str) -> str:
+def _expand(value: str, what: str, environ: Mapping[str, str]) -> str:
     try:
-        return expand(value)
+        return expand(value, environ)
     except EnvVarError as exc:
         raise WorkflowError(f"'{what}': {exc.message}") from None
 
@@ -55,18 +56,20 @@ async def run_step(call: StepCall, value: Any) -> Any:
     argv = [render_template(frame, item, value, f"run[{i}]") for i, item in enumerate(model.run)]
     if not argv[0].strip():
         raise WorkflowError("'run' must start with the program to execute (argv[0] rendered empty)")
-    env: dict[str, str] | None = None
+    session = frame.run.session
+    environ: Mapping[str, str] = session.environ if session.environ is not None else os.environ
+    env: dict[str, str] | None = None if session.environ is None else dict(session.environ)
     if model.env:
-        env = dict(os.environ)
+        env = dict(environ)
         for key, raw in model.env.items():
-            env[key] = _expand(raw, f"env.{key}")
-    cwd = _expand(model.cwd, "cwd") if model.cwd is not None else None
+            env[key] = _expand(raw, f"env.{key}", environ)
+    cwd = _expand(model.cwd, "cwd", environ) if model.cwd is not None else None
     done = await run_process(
         argv,
         env=env,
         cwd=cwd,
         stdin=text_form(value).encode("utf-8"),
-        on_spawn=frame.run.session.on_spawn,
+        on_spawn=session.on_spawn,
     )
     if not done.ok:
         stderr = done.stderr.decode("utf-8", "replace").strip()
