@@ -11,7 +11,7 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,9 +32,29 @@ class Cancelled(Exception):
     """The generation was cancelled (the waiting coroutine is gone)."""
 
 
-def default_threads() -> int:
-    """Threads for prompt evaluation and decoding: every core (llama.cpp defaults to half)."""
-    return max(1, os.cpu_count() or 1)
+THREADS_VARIABLE = "LAIT_EMBEDDED_THREADS"
+
+
+def default_threads(environ: Mapping[str, str] | None = None) -> int:
+    """Threads for prompt evaluation and decoding: ``$LAIT_EMBEDDED_THREADS``, else every core that
+    is not already busy (cores minus the 1-minute load average, at least 1).
+
+    llama.cpp's threads wait for each other at every step by spinning, so more threads than free
+    cores is far slower than fewer: on 2 cores at load 7, 2 threads took 16-65 s for what 1 thread
+    did in 4 s. On an idle machine this is every core (llama.cpp itself defaults to half).
+    """
+    env = os.environ if environ is None else environ
+    configured = env.get(THREADS_VARIABLE, "").strip()
+    if configured:
+        if not configured.isdigit() or int(configured) < 1:
+            raise ConfigurationError(f"${THREADS_VARIABLE} must be a positive integer (got '{configured}')")
+        return int(configured)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        busy = int(os.getloadavg()[0])
+    except (OSError, AttributeError):
+        busy = 0
+    return max(1, min(cores, cores - busy))
 
 
 @dataclass(frozen=True, slots=True)

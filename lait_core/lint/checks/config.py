@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigDocument
+from lait_core.lint.checks.gguf import check_gguf_files
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 _EXPANDED_TOP = ("base_url", "api_key")
@@ -150,5 +151,6 @@ def check_config(doc: ConfigDocument) -> list[Diagnostic]:
     check_api_keys(root, out)
     check_tools(root, out)
     check_registry(root, Path(doc.path).parent, out)
+    check_gguf_files(root, Path(doc.path).parent, out)
     check_placeholders(root, out)
     return out

@@ -1,5 +1,5 @@
 """Rule families; importing this package registers every rule in the registry."""
 
-from lait_core.lint.rules import agent, capabilities, config, references, source, workflow
+from lait_core.lint.rules import agent, capabilities, config, gguf, references, source, workflow
 
-__all__ = ["agent", "capabilities", "config", "references", "source", "workflow"]
+__all__ = ["agent", "capabilities", "config", "gguf", "references", "source", "workflow"]

@@ -1,0 +1,38 @@
+"""LAIT107: every `models.<alias>[i].provider.gguf` of a config file must name an existing file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lait_core.diagnostics import Diagnostic
+from lait_core.documents.config import gguf_path
+from lait_core.source.tree import MappingNode, ScalarNode, SequenceNode
+
+
+def check_gguf_files(root: MappingNode, base: Path, out: list[Diagnostic]) -> None:
+    """Report each ``gguf`` value (resolved against ``base``, the config file's folder) that is
+    not a file."""
+    models = root.get("models")
+    if not isinstance(models, MappingNode):
+        return
+    for alias, _key, entries in models.items():
+        if not isinstance(entries, SequenceNode):
+            continue
+        for entry in entries.items:
+            provider = entry.get("provider") if isinstance(entry, MappingNode) else None
+            value = provider.get("gguf") if isinstance(provider, MappingNode) else None
+            raw = value.to_python() if isinstance(value, ScalarNode) else None
+            if not isinstance(raw, str) or not raw.strip():
+                continue
+            assert value is not None
+            path = gguf_path(raw, Path(os.path.abspath(base)))
+            if not path.is_file():
+                what = "is a directory, not a GGUF file" if path.is_dir() else "does not exist"
+                out.append(
+                    Diagnostic(
+                        "LAIT107",
+                        f"model definition \"{alias}\": 'gguf' resolves to '{path}', which {what}",
+                        value.range,
+                    )
+                )
