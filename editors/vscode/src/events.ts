@@ -100,6 +100,7 @@ export function eventLine(event: RunEvent): string | undefined {
 export class RunLog {
   private atLineStart = true;
   private streamed = new Set<string>();
+  private finishSeconds = new Map<string, number>();
 
   constructor(private readonly write: (text: string) => void) {}
 
@@ -130,25 +131,32 @@ export class RunLog {
       }
       return;
     }
+    if (event.type === "runFinished") {
+      // Printed by finished(), after the run's output.
+      const secs = n(event["seconds"]);
+      if (secs !== undefined) this.finishSeconds.set(runId, secs);
+      return;
+    }
     const line = eventLine(event);
     if (line !== undefined) {
       this.line(line);
     }
   }
 
-  /** The end of a run: its output unless it was already streamed, then the status. */
+  /** The end of a run: its output unless it was already streamed, then `==> ok in 1.2s` (or why not). */
   finished(result: RunResult): void {
     const streamed = this.streamed.delete(result.runId);
+    const took = seconds(this.finishSeconds.get(result.runId));
+    this.finishSeconds.delete(result.runId);
     if (result.status === "ok") {
       if (!streamed && result.output !== "") {
         this.line(result.output.replace(/\n$/, ""));
-      } else if (!this.atLineStart) {
-        this.line("");
       }
+      this.line(`==> ok${took}`);
     } else if (result.status === "cancelled") {
-      this.line("==> cancelled");
+      this.line(`==> cancelled${took}`);
     } else {
-      this.line(`==> failed: ${result.error ?? "lait: the run failed"}`);
+      this.line(`==> failed${took}: ${result.error ?? "lait: the run failed"}`);
     }
   }
 }

@@ -14,26 +14,13 @@ import {
   type StaticFeature,
 } from "vscode-languageclient/node";
 
-import { approve, describeApproval } from "./approval";
-import { ask } from "./ask";
 import { DialogQueue } from "./dialogQueue";
-import { elicit } from "./elicitForm";
+import { registerDialogs, type Connection } from "./dialogs";
 import { RunLog } from "./events";
 import {
-  APPROVE_TOOL_CALL,
-  ASK,
   CLIENT_CAPABILITY,
-  ELICIT,
   RUN,
-  RUN_EVENT,
   STATUS,
-  type ApproveParams,
-  type ApproveResult,
-  type AskParams,
-  type AskResult,
-  type ElicitParams,
-  type ElicitResult,
-  type RunEventParams,
   type RunResult,
   type RunTarget,
   type StatusResult,
@@ -136,24 +123,11 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   };
   const c = new LanguageClient("lait", "lait-ls", serverOptions, clientOptions);
   c.registerFeature(new LaitCapability());
-  c.onRequest(APPROVE_TOOL_CALL, (params: ApproveParams, token): Promise<ApproveResult> => {
-    for (const line of describeApproval(params)) log.note(line);
-    return dialogs.enqueue(params.runId, (cancel) => approve(vscodeUi, params, cancel), { decision: "deny" }, token);
-  });
-  c.onRequest(ELICIT, (params: ElicitParams, token): Promise<ElicitResult> => {
-    log.note(`MCP server '${params.server}' asks: ${params.message}`);
-    return dialogs.enqueue(
-      params.runId,
-      (cancel) => elicit(vscodeUi, params, { cancel, log: (m) => log.note(m) }),
-      { action: "cancel" },
-      token,
-    );
-  });
-  c.onRequest(ASK, (params: AskParams, token): Promise<AskResult> =>
-    dialogs.enqueue(params.runId, (cancel) => ask(vscodeUi, params, cancel), null, token),
-  );
-  c.onNotification(RUN_EVENT, (params: RunEventParams) => {
-    log.event(params.runId, params.event);
+  const connection: Connection = {
+    onRequest: (method, handler) => c.onRequest(method, (params: unknown, token) => handler(params as never, token)),
+    onNotification: (method, handler) => c.onNotification(method, (params: unknown) => handler(params as never)),
+  };
+  registerDialogs(connection, vscodeUi, dialogs, log, (params) => {
     const progress = progressOf.get(params.runId);
     if (progress !== undefined && params.event.type === "stepStarted") {
       progress.report({ message: String(params.event["label"] ?? "") });

@@ -45,8 +45,9 @@ test("RunLog: streamed text is written as it comes; a progress line breaks the l
   log.event("r", { type: "text", text: " world" });
   log.event("r", { type: "streamEnded", final: true });
   log.event("r", { type: "reasoning", text: "hidden" });
+  log.event("r", { type: "runFinished", status: "ok", seconds: 1.5 });
   log.finished({ runId: "r", status: "ok", output: "Hello world" });
-  assert.equal(out, "==> a\n[1] write\nHello\n    -> tool t({})\n world\n");
+  assert.equal(out, "==> a\n[1] write\nHello\n    -> tool t({})\n world\n==> ok in 1.5s\n");
 });
 
 test("RunLog: the output of a run that did not stream, failures and cancellations", () => {
@@ -56,5 +57,5 @@ test("RunLog: the output of a run that did not stream, failures and cancellation
   log.finished({ runId: "b", status: "failed", output: "", error: "lait: missing required input 'repo'" });
   log.finished({ runId: "c", status: "cancelled", output: "" });
   log.note("approval needed: tool x");
-  assert.equal(out, `{"label":"bug"}\n==> failed: lait: missing required input 'repo'\n==> cancelled\napproval needed: tool x\n`);
+  assert.equal(out, `{"label":"bug"}\n==> ok\n==> failed: lait: missing required input 'repo'\n==> cancelled\napproval needed: tool x\n`);
 });

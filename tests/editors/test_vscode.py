@@ -1,0 +1,230 @@
+"""The VS Code extension (editors/vscode): it compiles under `strict`, its node:test unit tests pass, and
+`vsce package` produces a .vsix; and its dialog and run modules drive a real lait-ls through a whole
+workflow run (lens -> input form -> lait/run -> approvals, elicitation, ask -> output channel text).
+
+Node and npm are required: a missing toolchain fails these tests with a message, it never skips them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lait_core.engine.policy import INTERACTIVE_DENIAL
+from tests.lsp.run_support import ROOT, write_project
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+
+EXTENSION = ROOT / "editors" / "vscode"
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(
+            f"{name} is missing: the VS Code extension needs Node.js 20+ and npm (apt-get install nodejs npm)"
+        )
+    return found
+
+
+def _npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [_tool("npm"), *args],
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false"},
+    )
+    assert proc.returncode == 0, (
+        f"npm {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    )
+    return proc
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Path:
+    """`npm ci` when node_modules is missing (.ci/install-test-peers normally did it), then `npm run compile`."""
+    node = _tool("node")
+    major = int(
+        subprocess.run([node, "--version"], capture_output=True, text=True, check=True)
+        .stdout.strip()[1:]
+        .split(".")[0]
+    )
+    assert major >= 20, f"Node.js 20+ is needed, found {major}"
+    if not (EXTENSION / "node_modules" / "typescript").exists():
+        _npm("ci", "--no-audit")
+    _npm("run", "compile")
+    assert (EXTENSION / "out" / "extension.js").exists()
+    return EXTENSION / "out"
+
+
+def test_unit_tests_pass(compiled: Path) -> None:
+    proc = _npm("test", timeout=120)
+    counts = dict(re.findall(r"^# (pass|fail|cancelled|skipped|todo) (\d+)$", proc.stdout, re.M))
+    assert counts.get("fail") == "0" and counts.get("cancelled") == "0", proc.stdout[-3000:]
+    assert int(counts.get("pass", "0")) >= 45, proc.stdout[-3000:]
+    assert counts.get("skipped") == "0"
+
+
+def test_vsix_packages(compiled: Path, tmp_path: Path) -> None:
+    vsix = tmp_path / "lait.vsix"
+    _npm("exec", "--", "vsce", "package", "--allow-missing-repository", "--skip-license", "-o", str(vsix))
+    assert vsix.exists()
+    with zipfile.ZipFile(vsix) as z:
+        names = set(z.namelist())
+        manifest = json.loads(z.read("extension/package.json"))
+    assert "extension/out/extension.js" in names
+    assert "extension/node_modules/vscode-languageclient/package.json" in names
+    assert not any(
+        n.startswith(("extension/src/", "extension/out/test/", "extension/out/e2e/")) for n in names
+    )
+    assert manifest["main"] == "./out/extension.js"
+    assert {c["command"] for c in manifest["contributes"]["commands"]} >= {
+        "lait.runWorkflow",
+        "lait.runAgent",
+        "lait.dryRun",
+    }
+
+
+WORKFLOW = """name: notes-flow
+description: Shout, save notes, ask.
+inputs:
+  topic: string
+  count:
+    type: integer
+    minimum: 1
+    default: 1
+steps:
+  - id: work
+    prompt: "Work on {{ inputs.topic }}"
+    tools: [shout]
+    mcp: [notes]
+  - id: keep
+    ask: "Keep the result for {{ inputs.topic }}?"
+    choices: ["yes", "no"]
+  - jq: '{answer: $steps.work, kept: $steps.keep, count: $inputs.count}'
+"""
+
+ROUNDS = [
+    tool_calls(call("tool__shout", {"text": "hi"}, id="c1")),
+    tool_calls(call("notes__save_note", {"text": "buy milk"}, id="c2")),
+    tool_calls(call("notes__save_note", {"text": "eggs"}, id="c3")),
+    tool_calls(call("notes__save_note", {"text": "bread"}, id="c4")),
+    tool_calls(call("tool__shout", {"text": "again"}, id="c5")),
+    text("worked"),
+]
+
+# What the person does, in the order the dialogs come.
+ANSWERS: list[Any] = [
+    "",  # prompt (optional: the workflow declares inputs)
+    "food",  # topic
+    "0",  # count: below its minimum -> asked again
+    "3",
+    "Allow once",  # tool__shout("hi")
+    "Allow for this session",  # notes__save_note: no more approvals for it
+    "Answer",  # elicitation 1: the form
+    "Milk",
+    "9",  # priority 1..5 -> asked again
+    "2",
+    "Decline",  # elicitation 2
+    "<ESC>",  # elicitation 3: Escape = cancel
+    "Deny",  # tool__shout("again")
+    "yes",  # ask: choices
+]
+
+
+def test_a_workflow_runs_from_the_lens_with_every_dialog(compiled: Path, tmp_path: Path) -> None:
+    node = _tool("node")
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        workflow = tmp_path / "workflows" / "notes.yml"
+        workflow.parent.mkdir()
+        workflow.write_text(WORKFLOW, encoding="utf-8")
+        llm.push(*ROUNDS)
+        out = tmp_path / "out.json"
+        spec = {
+            "server": [sys.executable, "-m", "lait_ls.server"],
+            "rootUri": tmp_path.as_uri(),
+            "fileUri": workflow.as_uri(),
+            "lens": "lait.runWorkflow",
+            "answers": ANSWERS,
+            "out": str(out),
+        }
+        (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+        proc = subprocess.run(
+            [node, str(compiled / "e2e" / "driveRun.js"), str(tmp_path / "spec.json")],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0 and out.exists(), proc.stderr[-3000:]
+        seen = json.loads(out.read_text(encoding="utf-8"))
+        tool_results = [
+            [m["content"].split("\n\n")[0] for m in body["messages"] if m["role"] == "tool"][-1:]
+            for body in llm.bodies[1:]
+        ]
+
+    assert seen["serverInfo"]["name"] == "lait-ls"
+    assert seen["status"]["configFile"] == str(tmp_path / "lait.config.yml")
+    assert seen["status"]["configError"] is None
+    # The lens carries the input form's spec.
+    assert seen["target"]["prompt"] == "optional"
+    assert [i["name"] for i in seen["target"]["inputs"]] == ["topic", "count"]
+    assert seen["result"] == {
+        "runId": "e2e-1",
+        "status": "ok",
+        "output": json.dumps({"answer": "worked", "kept": "yes", "count": 3}, separators=(",", ":")),
+    }
+    assert seen["unusedAnswers"] == 0
+    # What the model received back for each tool call: every dialog answer had its effect.
+    assert tool_results == [
+        ["HI"],
+        ["saved 'Milk' (priority 2): buy milk"],
+        ["not saved: decline"],
+        ["not saved: cancel"],
+        [INTERACTIVE_DENIAL],
+    ]
+    calls = seen["calls"]
+    approvals = [c for c in calls if (c.get("title") or "").startswith("lait: allow ")]
+    assert [c["title"] for c in approvals] == [
+        "lait: allow tool__shout?",
+        "lait: allow notes__save_note?",
+        "lait: allow tool__shout?",
+    ]
+    assert "runs: " in approvals[0]["placeholder"] and approvals[0]["placeholder"].endswith(" hi")
+    assert "MCP server 'notes'" in approvals[1]["placeholder"]
+    validations = [c.get("validation") for c in calls if c["method"] == "input"]
+    assert "enter a number ≥ 1" in validations and "enter a number ≤ 5" in validations
+    elicit_firsts = [c for c in calls if c.get("labels") == ["Answer", "Decline", "Cancel"]]
+    assert len(elicit_firsts) == 3 and elicit_firsts[0]["placeholder"] == "Save the note 'buy milk'?"
+    ask = calls[-1]
+    assert ask["labels"] == ["yes", "no"] and ask["placeholder"] == "Keep the result for food?"
+
+    output = seen["output"]
+    lines = output.splitlines()
+    assert lines[0] == "==> notes-flow: Shout, save notes, ask."
+    assert "[1] work" in lines and "[2] keep" in lines
+    assert "approval needed: tool tool__shout" in lines
+    assert any(line.startswith("    argv: ") and line.endswith(" hi") for line in lines)
+    assert "    <- tool__shout: HI" in lines
+    assert any(line.startswith("    -> tool tool__shout denied: ") for line in lines)
+    assert "MCP server 'notes' asks: Save the note 'buy milk'?" in lines
+    assert lines.index("approval needed: tool tool__shout") < lines.index("    <- tool__shout: HI")
+    assert lines.index("[2] keep") < lines.index("[3] step-3 (jq)")
+    assert lines[-2] == '{"answer":"worked","kept":"yes","count":3}'
+    assert re.fullmatch(r"==> ok in \d+\.\ds", lines[-1]), lines[-3:]
+    assert seen["eventTypes"][0] == "runStarted" and seen["eventTypes"][-1] == "runFinished"
