@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -316,3 +319,44 @@ def test_a_workflow_timeout_exits_5(project: Lait) -> None:
     run = project("run", "wt.yml", "x")
     assert run.returncode == 5
     assert "workflow timed out after 1s ('timeout')" in run.stderr
+
+
+def test_ctrl_c_cancels_the_run_and_its_processes(project: Lait) -> None:
+    project.write(
+        "long.yml",
+        'steps:\n  - id: long\n    run: [sh, -c, "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"]\n',
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "run", "long.yml", "x"],
+        cwd=project.cwd,
+        env=project.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (project.cwd / "child.pid").exists():
+            time.sleep(0.02)
+        time.sleep(0.1)
+        pids = [int((project.cwd / name).read_text()) for name in ("child.pid", "shell.pid")]
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 5
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    survivors = [p for p in pids if alive(p)]
+    for p in survivors:
+        os.kill(p, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert survivors == []
+    assert out == b""
+    text = err.decode()
+    assert "lait: received Ctrl-C, stopping" in text
+    assert text.splitlines()[-1] == "lait: interrupted"
+    assert "Traceback" not in text
