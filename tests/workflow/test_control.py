@@ -347,3 +347,24 @@ async def test_nested_loops_innermost_context(wf: Harness) -> None:
         """,
     )
     assert (await wf.run("w.yml", "x")).value == [[[1, 3], 10], [[1, 3], 20]]
+
+
+async def test_stop_inside_loops_ends_the_workflow(wf: Harness) -> None:
+    wf.write(
+        "w.yml",
+        """
+        output: '{stopped: .}'
+        steps:
+          - for_each: '[1, 2, 3]'
+            steps:
+              - while: 'true'
+                max_iterations: 5
+                steps:
+                  - when: '. == 2'
+                    input: '"stopped at two"'
+                    stop: true
+                  - break: true
+          - jq: '"not reached"'
+        """,
+    )
+    assert (await wf.run("w.yml", "x")).value == {"stopped": "stopped at two"}

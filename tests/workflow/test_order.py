@@ -359,3 +359,20 @@ async def test_templates_are_strict_in_steps(wf: Harness) -> None:
         "steps:\n  - jq: '{a: \"s\", n: 1.5, b: true, z: null}'\n  - run: [echo, '{{ input.a }} {{ input.n }} {{ input.b }} {{ input.z }} {{ json input.a }} {{ input }}']\n",
     )
     assert (await wf.run("ok.yml", "x")).value == 's 1.5 true null "s" {"a":"s","n":1.5,"b":true,"z":null}'
+
+
+async def test_on_error_runs_only_after_the_retries(wf: Harness) -> None:
+    log = wf.root / "log"
+    wf.write(
+        "w.yml",
+        f"""
+        steps:
+          - id: s
+            run: [sh, -c, 'echo attempt >> {log}; exit 1']
+            retry: {{max_attempts: 3}}
+            on_error:
+              - run: [sh, -c, 'echo handler >> {log}; printf handled']
+        """,
+    )
+    assert (await wf.run("w.yml", "x")).value == "handled"
+    assert log.read_text().split() == ["attempt", "attempt", "attempt", "handler"]
