@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from lait_core.documents.workflow import WorkflowDocument
 
 HELP = (
-    "Run a workflow file (or a name from the config's 'workflows:'). PROMPT is the initial value; "
-    "'-' reads stdin, and piped stdin is appended to PROMPT. Progress goes to stderr, the result to stdout."
+    "Run a workflow (a file, or a name from the config's 'workflows:').\n\n"
+    "PROMPT is the initial value; '-' reads stdin, and piped stdin is appended to PROMPT. "
+    "Progress goes to stderr, the result to stdout."
 )
 
 
