@@ -149,3 +149,11 @@ async def test_version_1_is_rejected_before_running(wf: Harness) -> None:
 async def test_missing_file(wf: Harness) -> None:
     with pytest.raises(WorkflowLoadError, match="cannot read workflow: no such file"):
         await wf.run("absent.yml", "x")
+
+
+async def test_no_prompt_with_inputs_starts_from_null_without_schema_check(wf: Harness) -> None:
+    wf.write(
+        "w.yml",
+        "input_schema: {type: object}\ninputs:\n  a: {default: 1}\nsteps:\n  - jq: '[., $inputs.a]'\n",
+    )
+    assert (await wf.run("w.yml", None)).value == [None, 1]

@@ -75,7 +75,8 @@ async def run_workflow(
     scope = top_scope(run, path, doc, bound)
     schema = resolve_schema(scope, wf.input_schema, "input_schema")
     value = initial_value(prompt, schema)
-    check_initial(scope, value)
+    if prompt is not None:  # without a PROMPT (allowed with `inputs:`) the initial value is null
+        check_initial(scope, value)
     result = await run_file(scope, value)
     return WorkflowResult(result, text_form(result), run.usage)
 
