@@ -6,11 +6,13 @@ from typing import Any
 
 
 class Flow(Exception):
-    def __init__(self, value: Any, label: str) -> None:
+    def __init__(self, value: Any, label: str, origin: object) -> None:
         super().__init__(label)
         self.value = value
         self.label = label
         """The label of the `stop`/`break` step that raised it."""
+        self.origin = origin
+        """That step itself."""
 
 
 class StopFlow(Flow):

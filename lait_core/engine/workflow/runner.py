@@ -111,7 +111,7 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
     try:
         value = await _attempts(call, incoming)
     except Flow as flow:
-        if flow.label == label and step.id is not None:
+        if flow.origin is step and step.id is not None:
             frame.steps[step.id] = flow.value
         finished("ok")
         raise
@@ -183,7 +183,7 @@ async def _unit(call: StepCall, incoming: Any) -> Any:
     if model.output is not None:
         result = jq_value(frame, model.output, result, "output")
     if call.step.kind == "stop":
-        raise StopFlow(result, call.label)
+        raise StopFlow(result, call.label, call.step)
     if call.step.kind == "break":
-        raise BreakFlow(result, call.label)
+        raise BreakFlow(result, call.label, call.step)
     return result
