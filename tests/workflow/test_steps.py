@@ -184,3 +184,9 @@ async def test_decide_step_is_valid_but_not_runnable(wf: Harness) -> None:
         await wf.run("w.yml", "x")
     assert isinstance(info.value.__cause__, DecideNotSupported)
     assert "decide steps are not supported yet" in str(info.value)
+
+
+async def test_run_step_missing_cwd(wf: Harness) -> None:
+    wf.write("w.yml", "steps:\n  - id: r\n    run: [pwd]\n    cwd: nowhere\n")
+    with pytest.raises(StepFailed, match=r"^step 'r': 'cwd' 'nowhere' is not a directory$"):
+        await wf.run("w.yml", "x")

@@ -64,6 +64,8 @@ async def run_step(call: StepCall, value: Any) -> Any:
         for key, raw in model.env.items():
             env[key] = _expand(raw, f"env.{key}", environ)
     cwd = _expand(model.cwd, "cwd", environ) if model.cwd is not None else None
+    if cwd is not None and not Path(cwd).is_dir():
+        raise WorkflowError(f"'cwd' {cwd!r} is not a directory")
     done = await run_process(
         argv,
         env=env,
