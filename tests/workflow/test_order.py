@@ -18,6 +18,7 @@ record/replay, cache, trace and test/eval are out of scope for now):
                                                 test_order.py::test_retry_backoff_and_same_incoming_value,
                                                 ::test_default_retry_does_not_apply_to_run_steps,
                                                 ::test_timeout_kills_the_process_tree_and_retries,
+                                                ::test_on_error_runs_only_after_the_retries,
                                                 test_llm_steps.py::test_default_retry_and_timeout_apply_to_prompt_steps,
                                                 ::test_step_retry_replaces_the_default_block
  7 nothing runs before the whole file validates test_inputs.py::test_nothing_runs_before_the_file_validates,
@@ -32,7 +33,7 @@ record/replay, cache, trace and test/eval are out of scope for now):
 14 partial schema validator                    test_inputs.py::test_inputs_binding_rules, test_llm_steps.py::test_prompt_input_schema_blocks_the_call
 15 ask/run/write/files rules                   test_steps.py::test_ask_*, ::test_run_never_uses_a_shell, ::test_write_never_creates_parent_directories,
                                                 test_llm_steps.py::test_prompt_files_are_appended
-16 progress lines and stdout contract          test_progress.py (all)
+16 progress lines and stdout contract          test_progress.py (all), test_cli_acceptance.py (stdout = result only, exit codes)
 17 path bases                                  test_children.py::test_child_paths_are_relative_to_the_calling_file,
                                                 ::test_registry_child_resolves_against_the_config_dir
 18 dry run / graph                             CLI helper's tests (plan.py); the rest is out of scope
