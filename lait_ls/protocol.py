@@ -170,6 +170,10 @@ def elicit_params(run_id: str, request: ElicitationRequest) -> dict[str, Any]:
     }
     if request.requested_schema is not None:
         params["requestedSchema"] = _plain(request.requested_schema)
+        properties = request.requested_schema.get("properties")
+        if isinstance(properties, Mapping):
+            # JSON objects have no order for every client (Lua tables): the schema's order, spelled out
+            params["propertyOrder"] = [str(k) for k in properties]
     if request.url is not None:
         params["url"] = request.url
     return params

@@ -1,10 +1,420 @@
--- lait language server for Neovim 0.11+ (put this file on your runtimepath, e.g. as
--- ~/.config/nvim/plugin/lait.lua, or source it from init.lua).
--- lait-ls decides by itself which YAML and Markdown files are lait files and stays silent on others.
+-- lait for Neovim 0.11+: the language server, and running workflows and agents from the editor.
+--
+-- Install: put this file on your runtimepath (e.g. as ~/.config/nvim/plugin/lait.lua) or
+-- `dofile()` it from init.lua; it returns its module table. It starts `lait-ls` for YAML and
+-- Markdown buffers (lait-ls decides by itself which files are lait files and stays silent on
+-- others), declares the `experimental.lait` capability and answers the server's dialogs with
+-- vim.ui.select / vim.ui.input:
+--   * lait/approveToolCall -> "Allow once" / "Allow for this session" / "Deny"
+--   * lait/elicit          -> "Answer" / "Decline" / "Cancel", then one prompt per field
+--   * lait/ask             -> a choice or a line of text
+-- Progress and the answer go to the `lait://output` buffer.
+--
+-- Commands: :LaitRun [prompt]  run the current workflow or agent file (asks for the prompt and
+--           :LaitDryRun          the workflow's inputs), :LaitDryRun shows the plan only,
+--           :LaitCancel          cancels the runs in flight (tool processes and MCP servers stop).
+-- The "▶ Run workflow" / "▶ Run agent" / "Dry run" code lenses run the same commands
+-- (`vim.lsp.codelens.refresh()` / `vim.lsp.codelens.run()`).
+--
+-- Settings: init_options.approveTools = "always" (default: every tool call asks) | "never".
+local M = {}
+
+M.output = {} -- lines of the output buffer (also kept when no buffer is shown)
+M.runs = {} -- runId -> {client, request_id, streamed}
+M.last = nil -- the last lait/run result
+
+local REQUESTS = { "lait/approveToolCall", "lait/elicit", "lait/ask" }
+
+-- -- helpers -----------------------------------------------------------------------------------
+local function await(start)
+  -- Wait for a vim.ui callback inside a handler's coroutine (LSP handlers of server requests run
+  -- in one, and so does M.run); outside a coroutine, only a synchronous UI can answer.
+  local co, is_main = coroutine.running()
+  if not co or is_main then
+    local value
+    start(function(v)
+      value = v
+    end)
+    return value
+  end
+  start(function(v)
+    vim.schedule(function()
+      coroutine.resume(co, v)
+    end)
+  end)
+  return coroutine.yield()
+end
+
+local function select(items, opts)
+  return await(function(cb)
+    vim.ui.select(items, opts, cb)
+  end)
+end
+
+local function input(opts)
+  return await(function(cb)
+    vim.ui.input(opts, cb)
+  end)
+end
+
+local function output_buffer()
+  local buf = vim.fn.bufnr("lait://output")
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, "lait://output")
+    vim.bo[buf].buftype = "nofile"
+    vim.bo[buf].swapfile = false
+  end
+  return buf
+end
+
+local function write(text, newline)
+  -- append text to the output: a new line, or (newline == false) the end of the last line
+  local pieces = vim.split(text, "\n", { plain = true })
+  if newline == false and #M.output > 0 then
+    M.output[#M.output] = M.output[#M.output] .. table.remove(pieces, 1)
+  end
+  vim.list_extend(M.output, pieces)
+  local buf = output_buffer()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.output)
+end
+
+local function show_output()
+  local buf = output_buffer()
+  if vim.fn.bufwinid(buf) == -1 then
+    vim.cmd("botright split")
+    vim.api.nvim_win_set_buf(0, buf)
+    vim.cmd("wincmd p")
+  end
+end
+
+local function first_line(text, limit)
+  local line = tostring(text or ""):match("^[^\n]*") or ""
+  return #line > limit and line:sub(1, limit) .. "..." or line
+end
+
+-- -- run events --------------------------------------------------------------------------------
+local function on_event(runId, e)
+  local run = M.runs[runId] or {}
+  local t = e.type
+  local prefix = e.prefix or ""
+  if t == "runStarted" then
+    local name = e.name or vim.fn.fnamemodify(vim.uri_to_fname(e.uri), ":t")
+    write("==> " .. name .. (e.description and (": " .. e.description) or ""))
+  elseif t == "stepStarted" then
+    write(string.format("%s[%s] %s", prefix, e.n, e.label))
+  elseif t == "stepFinished" then
+    if e.status == "skipped" then
+      write(string.format("%s[%s] %s (skipped)", prefix, e.n, e.label))
+    elseif e.status == "failed" and e.error then
+      write("    -> failed: " .. e.error)
+    end
+  elseif t == "stepRetrying" then
+    write(string.format("    -> attempt %d/%d failed: %s; retrying in %.1fs", e.attempt, e.maxAttempts, e.error, e.delaySeconds))
+  elseif t == "stepProgress" then
+    write(prefix .. "    -> " .. e.message)
+  elseif t == "toolCall" then
+    write(string.format("    -> tool %s(%s)", e.name, first_line(e.arguments, 200)))
+  elseif t == "toolResult" then
+    write(string.format("    <- %s%s: %s", e.name, e.isError and " failed" or "", first_line(e.result, 200)))
+  elseif t == "toolDenied" then
+    write(string.format("    -> tool %s denied: %s", e.name, e.reason))
+  elseif t == "text" then
+    if not run.streamed then
+      write("")
+    end
+    run.streamed = (run.streamed or "") .. e.text
+    write(e.text, false)
+  elseif t == "usage" then
+    write(string.format("usage: %d prompt + %d completion = %d tokens", e.promptTokens, e.completionTokens, e.totalTokens))
+  elseif t == "warning" or t == "note" then
+    write(t .. ": " .. e.message)
+  elseif t == "runFinished" then
+    if e.status == "ok" then
+      if e.output and e.output ~= "" and e.output ~= run.streamed then
+        write(e.output)
+      end
+      write(string.format("==> ok in %.1fs", e.seconds or 0))
+    elseif e.status == "cancelled" then
+      write("==> cancelled")
+    else
+      write("==> failed: " .. tostring(e.error))
+    end
+  end
+end
+
+-- -- dialogs -----------------------------------------------------------------------------------
+local DECISIONS = { ["Allow once"] = "once", ["Allow for this session"] = "session", ["Deny"] = "deny" }
+
+function M.approve(params)
+  local lines = { string.format("lait: allow tool %s%s?", params.tool, params.server and (" (MCP server " .. params.server .. ")") or "") }
+  table.insert(lines, "arguments: " .. tostring(params.arguments))
+  if params.command then
+    table.insert(lines, "command: " .. table.concat(params.command, " "))
+  end
+  local choice = select({ "Allow once", "Allow for this session", "Deny" }, { prompt = table.concat(lines, "\n"), kind = "lait_approval" })
+  return { decision = DECISIONS[choice] or "deny" }
+end
+
+local function field_value(name, schema, required)
+  -- one field of a form: nil = cancel, vim.NIL = leave out, else the typed value
+  local label = (schema.title or name) .. (required and " (required)" or " (optional, empty = leave out)")
+  if schema.description then
+    label = label .. " — " .. schema.description
+  end
+  local options = schema.enum
+  if not options and schema.type == "boolean" then
+    options = { "Yes", "No" }
+  end
+  if options then
+    local items = vim.deepcopy(options)
+    if not required then
+      table.insert(items, "(leave out)")
+    end
+    local choice = select(items, { prompt = label, kind = "lait_field" })
+    if choice == nil then
+      return nil
+    elseif choice == "(leave out)" then
+      return vim.NIL
+    elseif schema.type == "boolean" then
+      return choice == "Yes"
+    end
+    return choice
+  end
+  local problem
+  while true do
+    local default = schema.default ~= nil and tostring(schema.default) or nil
+    local text = input({ prompt = (problem and (problem .. "; ") or "") .. label .. ": ", default = default })
+    if text == nil then
+      return nil
+    end
+    if text == "" and not required then
+      return vim.NIL
+    end
+    local value = text
+    problem = nil
+    if schema.type == "integer" or schema.type == "number" then
+      value = tonumber(text)
+      if value == nil then
+        problem = "not a number"
+      elseif schema.type == "integer" and value % 1 ~= 0 then
+        problem = "not an integer"
+      elseif schema.minimum and value < schema.minimum then
+        problem = "at least " .. schema.minimum
+      elseif schema.maximum and value > schema.maximum then
+        problem = "at most " .. schema.maximum
+      end
+    elseif text == "" then
+      problem = "required"
+    elseif schema.minLength and #text < schema.minLength then
+      problem = "at least " .. schema.minLength .. " characters"
+    elseif schema.maxLength and #text > schema.maxLength then
+      problem = "at most " .. schema.maxLength .. " characters"
+    end
+    if not problem then
+      return value
+    end
+  end
+end
+
+function M.elicit(params)
+  if params.mode == "url" then
+    local choice = select({ "Open " .. tostring(params.url), "Decline", "Cancel" }, { prompt = "lait: " .. params.server .. ": " .. params.message, kind = "lait_elicit" })
+    if choice == nil or choice == "Cancel" then
+      return { action = "cancel" }
+    elseif choice == "Decline" then
+      return { action = "decline" }
+    end
+    vim.ui.open(params.url)
+    return { action = "accept" }
+  elseif params.mode ~= "form" then
+    return { action = "decline" }
+  end
+  local first = select({ "Answer", "Decline", "Cancel" }, { prompt = "lait: MCP server " .. params.server .. " asks: " .. params.message, kind = "lait_elicit" })
+  if first == nil or first == "Cancel" then
+    return { action = "cancel" }
+  elseif first == "Decline" then
+    return { action = "decline" }
+  end
+  local schema = params.requestedSchema or {}
+  local properties = schema.properties or {}
+  local required = {}
+  for _, name in ipairs(schema.required or {}) do
+    required[name] = true
+  end
+  local order = params.propertyOrder or vim.tbl_keys(properties)
+  local content = vim.empty_dict()
+  for _, name in ipairs(order) do
+    local value = field_value(name, properties[name] or {}, required[name])
+    if value == nil then
+      return { action = "cancel" }
+    elseif value ~= vim.NIL then
+      content[name] = value
+    end
+  end
+  return { action = "accept", content = content }
+end
+
+function M.ask(params)
+  local answer
+  if params.choices then
+    local items = {}
+    if params.default then
+      table.insert(items, params.default)
+    end
+    for _, c in ipairs(params.choices) do
+      if c ~= params.default then
+        table.insert(items, c)
+      end
+    end
+    answer = select(items, { prompt = params.question, kind = "lait_ask" })
+  else
+    answer = input({ prompt = params.question .. " ", default = params.default })
+  end
+  if answer == nil then
+    return vim.NIL
+  end
+  return { answer = answer }
+end
+
+-- -- running -----------------------------------------------------------------------------------
+local function lait_client(buf)
+  return vim.lsp.get_clients({ bufnr = buf, name = "lait" })[1]
+end
+
+local function ask_inputs(target, prompt)
+  -- the prompt (unless given) and the workflow's inputs, typed per their schemas; nil = gave up
+  if prompt == nil and target.prompt ~= "none" then
+    prompt = input({ prompt = "Prompt" .. (target.prompt == "optional" and " (optional)" or "") .. ": " })
+    if prompt == nil then
+      return nil
+    end
+    if prompt == "" and target.prompt == "optional" then
+      prompt = nil
+    end
+  end
+  local inputs = vim.empty_dict()
+  for _, spec in ipairs(target.inputs or {}) do
+    local value = field_value(spec.name, spec.schema or {}, spec.required)
+    if value == nil then
+      return nil
+    elseif value ~= vim.NIL then
+      if type(value) == "string" and spec.schema.type and spec.schema.type ~= "string" then
+        local ok, decoded = pcall(vim.json.decode, value)
+        value = ok and decoded or value
+      end
+      inputs[spec.name] = value
+    end
+  end
+  return prompt, inputs
+end
+
+--- Run a target ({uri, kind, prompt?, inputs?} as the lenses carry it). opts: dry_run, prompt
+--- (skip asking), inputs (skip asking), on_done(err, result).
+function M.run(target, opts)
+  opts = opts or {}
+  coroutine.wrap(function()
+    local buf = vim.uri_to_bufnr(target.uri)
+    local client = lait_client(buf)
+    if not client then
+      vim.notify("lait: lait-ls is not attached to " .. target.uri, vim.log.levels.ERROR)
+      return
+    end
+    local prompt, inputs = opts.prompt, opts.inputs
+    if inputs == nil then
+      prompt, inputs = ask_inputs(target, prompt)
+      if inputs == nil then
+        return
+      end
+    end
+    local runId = string.format("nvim-%d-%d", vim.fn.getpid(), vim.uv.hrtime())
+    local params = { uri = target.uri, kind = target.kind, prompt = prompt, inputs = inputs or vim.empty_dict(), dryRun = opts.dry_run or false, runId = runId }
+    show_output()
+    M.runs[runId] = { client = client }
+    local _, request_id = client:request("lait/run", params, function(err, result)
+      M.runs[runId] = nil
+      M.last = result or { runId = runId, status = err and "cancelled" or "failed", error = err and err.message }
+      if err and err.code ~= -32800 then
+        write("==> error: " .. tostring(err.message))
+      end
+      if opts.on_done then
+        opts.on_done(err, result)
+      end
+    end, buf)
+    M.runs[runId].request_id = request_id
+  end)()
+end
+
+--- The run target of a buffer, from its code lens (so the inputs come from the server).
+function M.target(buf)
+  buf = buf or vim.api.nvim_get_current_buf()
+  local client = lait_client(buf)
+  if not client then
+    return nil
+  end
+  local response = client:request_sync("textDocument/codeLens", { textDocument = { uri = vim.uri_from_bufnr(buf) } }, 10000, buf)
+  for _, lens in ipairs(response and response.result or {}) do
+    local command = lens.command or {}
+    if command.command == "lait.runWorkflow" or command.command == "lait.runAgent" then
+      return command.arguments[1]
+    end
+  end
+  return nil
+end
+
+local function run_buffer(dry_run, args)
+  local target = M.target()
+  if not target then
+    vim.notify("lait: this buffer is not a runnable workflow or agent file", vim.log.levels.WARN)
+    return
+  end
+  M.run(target, { dry_run = dry_run, prompt = args ~= "" and args or nil })
+end
+
+function M.cancel()
+  for _, run in pairs(M.runs) do
+    if run.request_id then
+      run.client:cancel_request(run.request_id)
+    end
+  end
+end
+
+-- -- setup -------------------------------------------------------------------------------------
+local function handler(fn)
+  return function(_, params)
+    return fn(params)
+  end
+end
+
 vim.lsp.config("lait", {
   cmd = { "lait-ls" },
   filetypes = { "yaml", "markdown" },
   root_markers = { "lait.config.yml", ".git" },
-  init_options = { debounce = 150 },
+  init_options = { debounce = 150, approveTools = "always" },
+  capabilities = { experimental = { lait = { version = 1, requests = REQUESTS, runEvents = true } } },
+  handlers = {
+    ["lait/approveToolCall"] = handler(M.approve),
+    ["lait/elicit"] = handler(M.elicit),
+    ["lait/ask"] = handler(M.ask),
+    ["lait/runEvent"] = function(_, params)
+      on_event(params.runId, params.event)
+    end,
+  },
 })
 vim.lsp.enable("lait")
+
+for name, dry_run in pairs({ ["lait.runWorkflow"] = false, ["lait.runAgent"] = false, ["lait.dryRun"] = true }) do
+  vim.lsp.commands[name] = function(command)
+    M.run(command.arguments[1], { dry_run = dry_run })
+  end
+end
+
+vim.api.nvim_create_user_command("LaitRun", function(o)
+  run_buffer(false, o.args)
+end, { nargs = "?", desc = "lait: run this workflow or agent file" })
+vim.api.nvim_create_user_command("LaitDryRun", function(o)
+  run_buffer(true, o.args)
+end, { nargs = "?", desc = "lait: show this workflow's execution plan" })
+vim.api.nvim_create_user_command("LaitCancel", M.cancel, { desc = "lait: cancel the runs in flight" })
+
+return M

@@ -1,0 +1,62 @@
+-- Driven by tests/editors/test_neovim_run.py: editors/neovim/lait.lua in a real Neovim runs the
+-- workflow in LAIT_FILE with :LaitRun. vim.ui.select / vim.ui.input are scripted: each call takes
+-- the next answer of LAIT_ANSWERS (a choice's text, a line of text, or null = Escape) and answers
+-- asynchronously, as a real UI does. Writes what it saw as JSON to LAIT_OUT.
+local out = { nvim = tostring(vim.version()), prompts = {} }
+local answers = vim.json.decode(os.getenv("LAIT_ANSWERS"))
+
+local function finish()
+  local f = assert(io.open(os.getenv("LAIT_OUT"), "w"))
+  f:write(vim.json.encode(out))
+  f:close()
+  for _, client in ipairs(vim.lsp.get_clients()) do
+    client:stop(true)
+  end
+  vim.cmd("qall!")
+end
+
+local function next_answer(kind, prompt, extra)
+  local answer = table.remove(answers, 1)
+  table.insert(out.prompts, { kind = kind, prompt = prompt, items = extra.items, default = extra.default })
+  return answer
+end
+
+vim.ui.select = function(items, opts, on_choice)
+  local answer = next_answer("select", opts.prompt, { items = items })
+  vim.defer_fn(function()
+    for i, item in ipairs(items) do
+      if item == answer then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
+  end, 5)
+end
+
+vim.ui.input = function(opts, on_confirm)
+  local answer = next_answer("input", opts.prompt, { default = opts.default })
+  vim.defer_fn(function()
+    on_confirm(answer ~= vim.NIL and answer or nil)
+  end, 5)
+end
+
+local ok, err = pcall(function()
+  local lait = dofile(os.getenv("LAIT_MODULE"))
+  vim.lsp.config("lait", { cmd = vim.json.decode(os.getenv("LAIT_LS_CMD")), init_options = { debounce = 0 } })
+  vim.cmd.edit(vim.fn.fnameescape(os.getenv("LAIT_FILE")))
+  local buf = vim.api.nvim_get_current_buf()
+  out.attached = vim.wait(20000, function()
+    return #vim.lsp.get_clients({ bufnr = buf, name = "lait" }) > 0
+  end, 20)
+  out.target = lait.target(buf)
+  vim.cmd("LaitRun")
+  out.finished = vim.wait(90000, function()
+    return lait.last ~= nil
+  end, 20)
+  out.result = lait.last
+  out.output = lait.output
+  out.unused_answers = answers
+end)
+out.ok = ok
+out.error = ok and vim.NIL or tostring(err)
+finish()

@@ -1,0 +1,138 @@
+"""Running a workflow from headless Neovim 0.11 with editors/neovim/lait.lua: `:LaitRun` asks for the
+inputs, the shell tool's approval and the MCP server's elicitation come up through a scripted
+vim.ui.select / vim.ui.input (allow once / for the session / deny, answer with a re-asked invalid
+field / decline / Escape = cancel), the `ask:` step through vim.ui.select, and the output buffer
+holds the progress and the result."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lait_core.engine.policy import INTERACTIVE_DENIAL
+from tests.editors.test_neovim import _nvim
+from tests.lsp.run_support import write_project
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+WORKFLOW = """name: notes-flow
+inputs:
+  topic: string
+  count:
+    type: integer
+    default: 1
+steps:
+  - id: work
+    prompt: "Work on {{ inputs.topic }}"
+    tools: [shout]
+    mcp: [notes]
+  - id: keep
+    ask: "Keep the result for {{ inputs.topic }}?"
+    choices: ["yes", "no"]
+  - jq: '{answer: $steps.work, kept: $steps.keep, count: $inputs.count}'
+"""
+
+ANSWERS = [
+    "",  # Prompt (optional): none
+    "food",  # topic
+    "2",  # count
+    "Allow once",  # tool__shout
+    "Allow for this session",  # notes__save_note
+    "Answer",  # elicitation 1
+    "Milk",  # title
+    "9",  # priority: more than the maximum 5, asked again
+    "2",
+    "Decline",  # elicitation 2 (no approval: session grant)
+    None,  # elicitation 3: Escape = cancel
+    "Deny",  # tool__shout again
+    "yes",  # the ask step
+]
+
+
+def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:
+    nvim = _nvim()
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        workflow = tmp_path / "workflows" / "notes.yml"
+        workflow.parent.mkdir()
+        workflow.write_text(WORKFLOW, encoding="utf-8")
+        llm.push(
+            tool_calls(call("tool__shout", {"text": "hi"})),
+            tool_calls(call("notes__save_note", {"text": "milk"})),
+            tool_calls(call("notes__save_note", {"text": "eggs"})),
+            tool_calls(call("notes__save_note", {"text": "bread"})),
+            tool_calls(call("tool__shout", {"text": "again"})),
+            text("worked"),
+        )
+        out = tmp_path / "out.json"
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "LAIT_LS_CMD": json.dumps([sys.executable, "-m", "lait_ls.server"]),
+            "LAIT_MODULE": str(ROOT / "editors" / "neovim" / "lait.lua"),
+            "LAIT_FILE": str(workflow),
+            "LAIT_ANSWERS": json.dumps(ANSWERS),
+            "LAIT_OUT": str(out),
+            "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+            "XDG_STATE_HOME": str(tmp_path / "state"),
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+        }
+        proc = subprocess.run(
+            [nvim, "--headless", "--clean", "-c", f"luafile {HERE / 'run.lua'}"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        assert out.exists(), f"nvim wrote nothing (rc {proc.returncode}): {proc.stderr[-2000:]}"
+        seen = json.loads(out.read_text(encoding="utf-8"))
+        assert seen["ok"], seen["error"]
+        assert seen["attached"] and seen["finished"], seen
+        assert seen["unused_answers"] == []
+
+        result = seen["result"]
+        assert result["status"] == "ok", result
+        assert json.loads(result["output"]) == {"answer": "worked", "kept": "yes", "count": 2}
+
+        prompts = seen["prompts"]
+        assert [p["kind"] for p in prompts] == ["input"] * 3 + ["select"] * 3 + ["input"] * 3 + ["select"] * 4
+        assert prompts[1]["prompt"].startswith("topic (required)")
+        assert prompts[2]["default"] == "1"
+        shout = prompts[3]
+        assert shout["items"] == ["Allow once", "Allow for this session", "Deny"]
+        assert shout["prompt"].startswith("lait: allow tool tool__shout?")
+        assert "command: " in shout["prompt"] and shout["prompt"].endswith(" hi")
+        assert prompts[4]["prompt"].startswith("lait: allow tool notes__save_note (MCP server notes)?")
+        assert prompts[5]["prompt"] == "lait: MCP server notes asks: Save the note 'milk'?"
+        assert prompts[6]["prompt"].startswith("Title (required) — Title of the note")
+        assert prompts[8]["prompt"].startswith("at most 5; Priority (required)")
+        assert prompts[-1] == {
+            "kind": "select",
+            "prompt": "Keep the result for food?",
+            "items": ["yes", "no"],
+        }
+
+        tool_results = [
+            m["content"].split("\n\n")[0] for m in llm.bodies[-1]["messages"] if m["role"] == "tool"
+        ]
+        assert tool_results == [
+            "HI",
+            "saved 'Milk' (priority 2): milk",
+            "not saved: decline",
+            "not saved: cancel",
+            INTERACTIVE_DENIAL,
+        ]
+
+        output = seen["output"]
+        assert output[0] == "==> notes-flow"
+        assert "[1] work" in output and '    -> tool tool__shout({"text":"hi"})' in output
+        assert "    <- tool__shout: HI" in output
+        assert f"    -> tool tool__shout denied: {INTERACTIVE_DENIAL}" in output
+        assert output[-2] == result["output"] and output[-1].startswith("==> ok in ")
