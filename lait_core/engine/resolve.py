@@ -77,9 +77,13 @@ class Endpoint:
     def gguf_file(self) -> Path:
         """The GGUF file of an embedded endpoint (a :class:`ConfigurationError` when the built-in
         model is not installed)."""
-        if self.gguf is not None:
-            return Path(self.gguf)
-        return builtin_gguf()
+        if self.gguf is None:
+            return builtin_gguf()
+        path = Path(self.gguf)
+        if not path.is_file():
+            what = "is a directory" if path.is_dir() else "does not exist"
+            raise ConfigurationError(f"{self.context}: the GGUF model file '{path}' {what}")
+        return path
 
     def base_url(self, environ: Mapping[str, str] | None = None) -> str:
         """The expanded, normalized base URL (all trailing ``/`` trimmed); ``embedded:<file>`` for

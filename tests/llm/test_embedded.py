@@ -245,6 +245,8 @@ def test_gguf_alias_relative_to_the_config_file(tmp_path: Path) -> None:
     (tmp_path / "conf").mkdir()
     path = tmp_path / "conf" / "lait.config.yml"
     path.write_text("models:\n  mine:\n    - provider: {gguf: ../models/m.gguf}\n      model_id: m\n")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "m.gguf").write_bytes(b"GGUF")
     doc = load_config_file(path)
     assert doc.model is not None
     endpoint = resolve_model("mine", doc.model).endpoints[0]

