@@ -129,7 +129,7 @@ def dry_run(
     inputs = bind_inputs(doc.model.inputs, cli_inputs, from_text=True)
     schema = top_level_schema(doc, path)
     initial = initial_value(prompt, schema)
-    if schema is not None:
+    if schema is not None and prompt is not None:  # without a PROMPT the null value is not checked
         validate(initial, schema, "input", "the workflow's input")
     return dry_run_plan(doc, path=path, config=config, initial_input=initial, inputs=inputs)
 

@@ -204,6 +204,18 @@ def test_input_schema_types_the_prompt(project: Lait) -> None:
     wrong = project("run", "typed.yml", '{"b": 1}')
     assert wrong.returncode == 1
     assert "input is missing required field(s): a" in wrong.stderr
+    dry_wrong = project("run", "typed.yml", '{"b": 1}', "--dry-run")
+    assert dry_wrong.returncode == 1
+    assert "input is missing required field(s): a" in dry_wrong.stderr
+    project.write(
+        "typed_inputs.yml",
+        "inputs: {k: string}\ninput_schema: {type: object, required: [a]}\nsteps:\n  - jq: '$inputs.k'\n",
+    )
+    without = project("run", "typed_inputs.yml", "--input", "k=v")
+    assert (without.returncode, without.stdout) == (0, "v\n"), without.stderr
+    dry_without = project("run", "typed_inputs.yml", "--input", "k=v", "--dry-run")
+    assert dry_without.returncode == 0, dry_without.stderr
+    assert "input_schema: inline schema" in dry_without.stdout.splitlines()
 
 
 # -- dry run -----------------------------------------------------------------------------------
