@@ -59,11 +59,13 @@ class Harness:
         interaction = HeadlessInteraction(answers=answers)
         self.last = interaction
         target = path if isinstance(path, Path) else self.root / path
-        async with ChatClient(timeout=10.0, retry=FAST_RETRY) as client:
-            async with RunSession.open(
+        async with (
+            ChatClient(timeout=10.0, retry=FAST_RETRY) as client,
+            RunSession.open(
                 self.config(), self.root, interaction, on_spawn=self.spawned.append, client=client
-            ) as session:
-                return await run_workflow(session, target, prompt=prompt, inputs=inputs)
+            ) as session,
+        ):
+            return await run_workflow(session, target, prompt=prompt, inputs=inputs)
 
     def progress(self) -> list[str]:
         assert self.last is not None
