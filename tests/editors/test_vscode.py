@@ -143,36 +143,41 @@ ANSWERS: list[Any] = [
 ]
 
 
+def _drive(node_out: Path, tmp_path: Path, llm: ScriptedOpenAIServer, answers: list[Any]) -> dict[str, Any]:
+    """Writes the project, runs out/e2e/driveRun.js against a real lait-ls, returns what it saw."""
+    write_project(tmp_path, llm)
+    workflow = tmp_path / "workflows" / "notes.yml"
+    workflow.parent.mkdir(exist_ok=True)
+    workflow.write_text(WORKFLOW, encoding="utf-8")
+    out = tmp_path / "out.json"
+    spec = {
+        "server": [sys.executable, "-m", "lait_ls.server"],
+        "rootUri": tmp_path.as_uri(),
+        "fileUri": workflow.as_uri(),
+        "lens": "lait.runWorkflow",
+        "answers": answers,
+        "out": str(out),
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    proc = subprocess.run(
+        [_tool("node"), str(node_out / "e2e" / "driveRun.js"), str(tmp_path / "spec.json")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0 and out.exists(), proc.stderr[-3000:]
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return seen
+
+
 def test_a_workflow_runs_from_the_lens_with_every_dialog(compiled: Path, tmp_path: Path) -> None:
-    node = _tool("node")
     with ScriptedOpenAIServer() as llm:
-        write_project(tmp_path, llm)
-        workflow = tmp_path / "workflows" / "notes.yml"
-        workflow.parent.mkdir()
-        workflow.write_text(WORKFLOW, encoding="utf-8")
         llm.push(*ROUNDS)
-        out = tmp_path / "out.json"
-        spec = {
-            "server": [sys.executable, "-m", "lait_ls.server"],
-            "rootUri": tmp_path.as_uri(),
-            "fileUri": workflow.as_uri(),
-            "lens": "lait.runWorkflow",
-            "answers": ANSWERS,
-            "out": str(out),
-        }
-        (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
-        proc = subprocess.run(
-            [node, str(compiled / "e2e" / "driveRun.js"), str(tmp_path / "spec.json")],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert proc.returncode == 0 and out.exists(), proc.stderr[-3000:]
-        seen = json.loads(out.read_text(encoding="utf-8"))
+        seen = _drive(compiled, tmp_path, llm, ANSWERS)
         tool_results = [
             [m["content"].split("\n\n")[0] for m in body["messages"] if m["role"] == "tool"][-1:]
             for body in llm.bodies[1:]
@@ -228,3 +233,19 @@ def test_a_workflow_runs_from_the_lens_with_every_dialog(compiled: Path, tmp_pat
     assert lines[-2] == '{"answer":"worked","kept":"yes","count":3}'
     assert re.fullmatch(r"==> ok in \d+\.\ds", lines[-1]), lines[-3:]
     assert seen["eventTypes"][0] == "runStarted" and seen["eventTypes"][-1] == "runFinished"
+
+
+def test_cancelling_the_run_dismisses_the_open_dialog(compiled: Path, tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as llm:
+        llm.push(*ROUNDS)
+        seen = _drive(compiled, tmp_path, llm, ["", "food", "", "<HANG>"])
+        requests = len(llm.bodies)
+    # The run request ended as cancelled (-32800), the approval dialog was closed, none is left.
+    assert seen["result"]["errorCode"] == -32800, seen["result"]
+    hung = seen["calls"][-1]
+    assert hung["title"] == "lait: allow tool__shout?" and hung["dismissed"] is True
+    assert seen["pendingDialogs"] == 0
+    assert requests == 1  # the model was never asked again
+    assert re.fullmatch(r"==> cancelled( in \d+\.\ds)?", seen["output"].splitlines()[-1]), seen["output"]
+    # The server is still there for the next request.
+    assert seen["statusAfter"]["configFile"] == str(tmp_path / "lait.config.yml")

@@ -1,11 +1,13 @@
 // A Ui that answers from a script: the input of the units under test (not a stand-in for lait).
 
-import type { InputOptions, PickItem, PickOptions, Ui } from "../ui";
+import type { CancelToken, InputOptions, PickItem, PickOptions, Ui } from "../ui";
 
 /** Escape: the person dismissed the dialog. */
 export const ESC = Symbol("escape");
+/** The person does not answer: the dialog stays open until its cancel token fires. */
+export const HANG = Symbol("hang");
 
-export type Scripted = string | string[] | typeof ESC;
+export type Scripted = string | string[] | typeof ESC | typeof HANG;
 
 export interface Call {
   method: "pick" | "pickMany" | "input";
@@ -18,12 +20,16 @@ export interface Call {
   picked?: string[];
   /** What `validate` said about the scripted answer (input only). */
   validation?: string | undefined;
+  /** A HANG dialog that was closed by its cancel token. */
+  dismissed?: boolean;
 }
 
 export class ScriptedUi implements Ui {
   readonly calls: Call[] = [];
   readonly opened: string[] = [];
   openResult = true;
+  /** Called when a HANG dialog opens (e.g. to cancel the run meanwhile). */
+  onHang: (() => void) | undefined;
 
   constructor(private readonly script: Scripted[]) {}
 
@@ -37,6 +43,18 @@ export class ScriptedUi implements Ui {
       throw new Error("the script ran out of answers");
     }
     return answer;
+  }
+
+  /** Waits for `cancel` (a HANG answer); marks the call dismissed. */
+  private hang(call: Call, cancel: CancelToken | undefined): Promise<undefined> {
+    return new Promise((resolve) => {
+      if (cancel === undefined) return; // never answered: the test times out, as a person who left would
+      cancel.onCancellationRequested(() => {
+        call.dismissed = true;
+        resolve(undefined);
+      });
+      this.onHang?.();
+    });
   }
 
   private record<T>(method: Call["method"], items: readonly PickItem<T>[], options: PickOptions): Call {
@@ -53,9 +71,10 @@ export class ScriptedUi implements Ui {
   }
 
   async pick<T>(items: readonly PickItem<T>[], options: PickOptions): Promise<T | undefined> {
-    this.record("pick", items, options);
+    const call = this.record("pick", items, options);
     const answer = this.next();
     if (answer === ESC) return undefined;
+    if (answer === HANG) return this.hang(call, options.cancel);
     if (typeof answer !== "string") throw new Error(`pick expected one label, got ${JSON.stringify(answer)}`);
     const item = items.find((i) => i.label === answer);
     if (item === undefined) throw new Error(`no item '${answer}' in ${JSON.stringify(items.map((i) => i.label))}`);
@@ -63,9 +82,10 @@ export class ScriptedUi implements Ui {
   }
 
   async pickMany<T>(items: readonly PickItem<T>[], options: PickOptions): Promise<T[] | undefined> {
-    this.record("pickMany", items, options);
+    const call = this.record("pickMany", items, options);
     const answer = this.next();
     if (answer === ESC) return undefined;
+    if (answer === HANG) return this.hang(call, options.cancel);
     if (!Array.isArray(answer)) throw new Error(`pickMany expected labels, got ${JSON.stringify(answer)}`);
     return answer.map((label) => {
       const item = items.find((i) => i.label === label);
@@ -79,6 +99,7 @@ export class ScriptedUi implements Ui {
     this.calls.push(call);
     const answer = this.next();
     if (answer === ESC) return undefined;
+    if (answer === HANG) return this.hang(call, options.cancel);
     if (typeof answer !== "string") throw new Error(`input expected text, got ${JSON.stringify(answer)}`);
     call.validation = options.validate?.(answer);
     return answer;
