@@ -84,8 +84,10 @@ async function pythonInterpreter(): Promise<string | undefined> {
   return setting && setting.includes("/") ? setting : undefined;
 }
 
-function laitSettings(): { approveTools: string } {
-  return { approveTools: vscode.workspace.getConfiguration("lait").get<string>("approveTools") ?? "always" };
+/** The server's settings (initializationOptions; later changes arrive as workspace/didChangeConfiguration). */
+function laitSettings(): { approveTools: string; debounce: number } {
+  const config = vscode.workspace.getConfiguration("lait");
+  return { approveTools: config.get<string>("approveTools") ?? "always", debounce: config.get<number>("debounce") ?? 150 };
 }
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
