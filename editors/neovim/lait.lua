@@ -95,12 +95,21 @@ end
 
 -- -- run events --------------------------------------------------------------------------------
 local function on_event(runId, e)
+  for k, value in pairs(e) do -- JSON null -> absent
+    if value == vim.NIL then
+      e[k] = nil
+    end
+  end
   local run = M.runs[runId] or {}
   local t = e.type
   local prefix = e.prefix or ""
   if t == "runStarted" then
-    local name = e.name or vim.fn.fnamemodify(vim.uri_to_fname(e.uri), ":t")
-    write("==> " .. name .. (e.description and (": " .. e.description) or ""))
+    if e.kind ~= "workflow" then -- a workflow announces itself (workflowStarted)
+      write("==> " .. (e.name or vim.fn.fnamemodify(vim.uri_to_fname(e.uri), ":t")))
+    end
+  elseif t == "workflowStarted" then
+    local about = e.name .. (e.description and (": " .. e.description) or "")
+    write(((e.depth or 0) == 0 and "==> " or (prefix .. "-> ")) .. about)
   elseif t == "stepStarted" then
     write(string.format("%s[%s] %s", prefix, e.n, e.label))
   elseif t == "stepFinished" then
