@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -180,12 +181,7 @@ def list_tools(
     no_config: NoConfigFlag = False,
 ) -> None:
     loaded = load_servers(config, no_config)
-    from lait_core.engine.models import EngineError
-
-    try:
-        tools = asyncio.run(fetch_tools(loaded, name))
-    except EngineError as exc:
-        raise fail(str(exc), 1) from None
+    tools = run_fetch(loaded, name)
     allowed = loaded.config.mcp_servers[name].allowed_tools
     if as_json:
         payload = {
@@ -200,11 +196,32 @@ def list_tools(
     sys.stderr.write(f"mcp_servers.{name}: {count}; allowed_tools: {allowed_text(allowed)}\n")
 
 
-async def fetch_tools(loaded: LoadedServers, name: str) -> list[Tool]:
+def run_fetch(loaded: LoadedServers, name: str) -> list[Tool]:
+    """:func:`fetch_tools` under the Ctrl-C protocol of the run commands (the first Ctrl-C cancels
+    and closes the server, the second kills its process group and exits 130). Errors exit 1
+    (130 after Ctrl-C) with one ``lait: <message>`` line."""
+    from lait_cli.terminal import Interrupts, run_interruptible
+    from lait_core.engine.models import EngineError
+
+    interrupts = Interrupts()
+    try:
+        tools = run_interruptible(fetch_tools(loaded, name, on_spawn=interrupts.on_spawn), interrupts)
+    except (EngineError, asyncio.CancelledError) as exc:
+        if interrupts.sigint:
+            raise fail("interrupted", 130) from None
+        raise fail(str(exc) or "cancelled", 1) from None
+    if interrupts.sigint:
+        raise fail("interrupted", 130)
+    return tools
+
+
+async def fetch_tools(
+    loaded: LoadedServers, name: str, *, on_spawn: Callable[[int], None] | None = None
+) -> list[Tool]:
     """Connect (through the engine's pool), list, and close the server again."""
     from lait_core.engine.tools.mcp import McpPool
 
-    pool = McpPool(loaded.config.mcp_servers, base_dir=loaded.config_dir)
+    pool = McpPool(loaded.config.mcp_servers, base_dir=loaded.config_dir, on_spawn=on_spawn)
     try:
         return await pool.source(name).list_tools()
     finally:

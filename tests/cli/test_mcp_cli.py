@@ -239,3 +239,38 @@ def test_server_that_cannot_start_is_one_line_error(lait: Lait) -> None:
         assert run.stderr.startswith("lait: "), (name, run.stderr)
         assert words in run.stderr, (name, run.stderr)
         assert "internal error" not in run.stderr, (name, run.stderr)
+
+
+def test_ctrl_c_while_connecting_exits_130_and_kills_the_server(lait: Lait, marker: str) -> None:
+    """A server that never answers initialize: Ctrl-C ends the wait, the server's group is killed."""
+    import signal
+    import subprocess
+    import time
+
+    write_config(
+        lait, {"hang": {"command": "sh", "args": ["-c", "sleep 300"], "env": {"LAIT_TEST_MARKER": marker}}}
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "mcp", "tools", "hang"],
+        cwd=lait.cwd,
+        env=lait.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(running_with_marker(marker)) < 2 and time.monotonic() < deadline:  # sh and sleep
+            time.sleep(0.05)
+        assert running_with_marker(marker), "the server was never started"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert out == b""
+    assert err.decode().endswith("lait: interrupted\n"), err
+    assert b"Traceback" not in err
+    assert running_with_marker(marker) == []
