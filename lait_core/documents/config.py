@@ -89,7 +89,9 @@ def resolve_registry_paths(config: Config, base: Path) -> Config:
     """Join `workflows:`/`agents:`/`skills:` values onto the defining file's directory."""
 
     def join(values: dict[str, str]) -> dict[str, str]:
-        return {k: v if os.path.isabs(v) else os.path.normpath(str(base / v)) for k, v in values.items()}
+        # Absolute, so a relative --config path is not joined twice by the code that opens them.
+        root = base.absolute()
+        return {k: v if os.path.isabs(v) else os.path.normpath(str(root / v)) for k, v in values.items()}
 
     return config.model_copy(
         update={
