@@ -1,7 +1,8 @@
 """`lait mcp list` and `lait mcp tools NAME`: what the configured MCP servers offer the model.
 
 ``list`` prints the ``mcp_servers:`` entries of the config in use (transport, target, the
-``allowed_tools`` restriction, elicitation) without starting anything. ``tools NAME`` connects to
+``allowed_tools`` restriction, elicitation; ``*`` marks the servers of ``default.mcp``) without
+starting anything. ``tools NAME`` connects to
 one server through the engine's :class:`~lait_core.engine.tools.mcp.McpPool` (the same client chat,
 agents and workflows use), lists its tools and prints them as the model sees them: the qualified
 name, the description and the ``inputSchema`` sent verbatim as ``parameters``. ``--json`` prints
@@ -144,13 +145,17 @@ def server_json(name: str, server: McpServerConfig) -> dict[str, Any]:
 
 
 # -- lait mcp list -------------------------------------------------------------------------------
-@mcp_app.command(name="list", help="List the configured MCP servers (nothing is started).")
+@mcp_app.command(
+    name="list", help="List the configured MCP servers (nothing is started); '*' marks those in default.mcp."
+)
 def list_servers(
     as_json: JsonFlag = False, config: ConfigOption = None, no_config: NoConfigFlag = False
 ) -> None:
-    servers = load_servers(config, no_config).config.mcp_servers
+    loaded = load_servers(config, no_config).config
+    servers = loaded.mcp_servers
+    defaults = set(loaded.default.mcp or [])
     if as_json:
-        entries = [server_json(name, s) for name, s in servers.items()]
+        entries = [{**server_json(name, s), "default": name in defaults} for name, s in servers.items()]
         sys.stdout.write(json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
         return
     if not servers:
@@ -161,8 +166,9 @@ def list_servers(
     name_width = max(len(n) for n in servers)
     for name, server in servers.items():
         kind = transport(server)
-        sys.stdout.write(f"{name:<{name_width}}  {kind:<7}  {target(server)}\n")
-        pad = " " * (name_width + 2)
+        mark = "*" if name in defaults else " "
+        sys.stdout.write(f"{mark} {name:<{name_width}}  {kind:<7}  {target(server)}\n")
+        pad = " " * (name_width + 4)
         sys.stdout.write(f"{pad}allowed_tools: {allowed_text(server.allowed_tools)}\n")
         if server.allow_elicitation:
             sys.stdout.write(f"{pad}allow_elicitation: true\n")

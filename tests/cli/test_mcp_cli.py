@@ -14,6 +14,8 @@ from tests.cli.conftest import Lait
 from tests.mcp_everything.peer import HttpEverything, http_everything, running_with_marker, stdio_config
 
 CONFIG = """\
+default:
+  mcp: [remote, picky]
 mcp_servers:
   files:
     command: npx
@@ -50,15 +52,15 @@ def test_list_text(lait: Lait) -> None:
     run = lait("mcp", "list")
     assert (run.returncode, run.stderr) == (0, "")
     assert run.stdout == (
-        "files   stdio    npx -y @modelcontextprotocol/server-filesystem '/my dir'\n"
-        "        allowed_tools: all tools\n"
-        "remote  http     http://127.0.0.1:3901/mcp\n"
-        "        allowed_tools: no tools ([])\n"
-        "        allow_elicitation: true\n"
-        "picky   http     http://127.0.0.1:3902/mcp\n"
-        "        allowed_tools: echo, get-sum\n"
-        "odd     invalid  both 'command' and 'url' are set\n"
-        "        allowed_tools: all tools\n"
+        "  files   stdio    npx -y @modelcontextprotocol/server-filesystem '/my dir'\n"
+        "          allowed_tools: all tools\n"
+        "* remote  http     http://127.0.0.1:3901/mcp\n"
+        "          allowed_tools: no tools ([])\n"
+        "          allow_elicitation: true\n"
+        "* picky   http     http://127.0.0.1:3902/mcp\n"
+        "          allowed_tools: echo, get-sum\n"
+        "  odd     invalid  both 'command' and 'url' are set\n"
+        "          allowed_tools: all tools\n"
     )
 
 
@@ -77,6 +79,7 @@ def test_list_json_leaves_out_secret_values(lait: Lait) -> None:
         "env": ["TOKEN"],
         "allowed_tools": None,
         "allow_elicitation": False,
+        "default": False,
     }
     assert entries[1] == {
         "name": "remote",
@@ -85,6 +88,7 @@ def test_list_json_leaves_out_secret_values(lait: Lait) -> None:
         "headers": ["Authorization"],
         "allowed_tools": [],
         "allow_elicitation": True,
+        "default": True,
     }
     assert entries[3]["transport"] == "invalid"
     assert "SECRET" not in run.stdout and "Bearer" not in run.stdout
@@ -105,9 +109,9 @@ def test_list_reads_the_config_given_and_the_one_above(lait: Lait) -> None:
     lait.write("other.yml", "mcp_servers:\n  elsewhere: {url: 'http://127.0.0.1:1/mcp'}\n")
     lait.write("lait.config.yml", "mcp_servers:\n  here: {command: srv}\n")
     (lait.cwd / "sub").mkdir()
-    assert lait("mcp", "list", cwd=lait.cwd / "sub").stdout.startswith("here  stdio    srv\n")
-    assert lait("--config", "other.yml", "mcp", "list").stdout.startswith("elsewhere  http ")
-    assert lait("mcp", "list", "--config", "other.yml").stdout.startswith("elsewhere  http ")
+    assert lait("mcp", "list", cwd=lait.cwd / "sub").stdout.startswith("  here  stdio    srv\n")
+    assert lait("--config", "other.yml", "mcp", "list").stdout.startswith("  elsewhere  http ")
+    assert lait("mcp", "list", "--config", "other.yml").stdout.startswith("  elsewhere  http ")
 
 
 def test_config_errors_exit_3_with_a_location(lait: Lait) -> None:
