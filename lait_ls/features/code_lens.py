@@ -1,6 +1,9 @@
 """`textDocument/codeLens`: "▶ Run workflow" and "Dry run" above `steps:`, "▶ Run agent" on an agent
 file's first line. The commands are the client's own (it asks for the prompt and the inputs, then
-sends `lait/run`); their argument is the run target of editors/vscode/PROTOCOL.md section 3."""
+sends `lait/run`); their argument is the run target of editors/vscode/PROTOCOL.md section 3.
+
+The same commands are offered as source actions (kind ``source.lait.run``) on the lens's line, for
+clients that show no lenses."""
 
 from __future__ import annotations
 
@@ -25,6 +28,9 @@ DRY_RUN = "Dry run"
 RUN_AGENT = "▶ Run agent"
 
 
+RUN_KIND = f"{lsp.CodeActionKind.Source.value}.lait.run"
+
+
 def lenses(ls: LaitServer, uri: str) -> list[lsp.CodeLens]:
     if uri not in ls.open_uris:
         return []
@@ -47,7 +53,27 @@ def lenses(ls: LaitServer, uri: str) -> list[lsp.CodeLens]:
     ]
 
 
+def run_actions(ls: LaitServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    """The lenses' commands as code actions, when the client asks for source actions (``only``
+    includes ``source`` or ``source.lait.run``; never mixed into quick fixes) and the range touches
+    the lens's line."""
+    only = params.context.only
+    if not only or not any(k == RUN_KIND or RUN_KIND.startswith(f"{k}.") for k in only):
+        return []
+    out = []
+    for lens in lenses(ls, params.text_document.uri):
+        line = lens.range.start.line
+        if lens.command is not None and params.range.start.line <= line <= params.range.end.line:
+            out.append(lsp.CodeAction(title=lens.command.title, kind=RUN_KIND, command=lens.command))
+    return out
+
+
 def register(server: LaitServer) -> None:
+    from lait_ls.features.code_actions import KINDS, PROVIDERS
+
+    KINDS.append(RUN_KIND)
+    PROVIDERS.append(run_actions)
+
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
     def code_lens(ls: LaitServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
         try:

@@ -34,6 +34,7 @@ class RunClient(LanguageClient):
         self.script: dict[str, deque[Any]] = {}
         self.dialogs: list[tuple[str, Any]] = []
         self.events: list[dict[str, Any]] = []
+        self.init_result: lsp.InitializeResult | None = None
         self.withdrawn = 0
         """Dialogs the server cancelled ($/cancelRequest) while they were open."""
         self.delay = 0.0
@@ -107,7 +108,7 @@ async def run_client(
     client = await config.start()
     assert isinstance(client, RunClient)
     experimental = {"lait": {"version": 1, "requests": ["lait/approveToolCall", "lait/elicit", "lait/ask"]}}
-    await client.initialize_session(
+    client.init_result = await client.initialize_session(
         lsp.InitializeParams(
             capabilities=lsp.ClientCapabilities(
                 experimental=experimental if lait else None,

@@ -285,6 +285,40 @@ async def test_lenses_and_dry_run(tmp_path: Path) -> None:
                     {"name": "count", "schema": {"type": "integer", "default": 1}, "required": False},
                 ],
             }
+            actions = await client.text_document_code_action_async(
+                lsp.CodeActionParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=path.as_uri()),
+                    range=lsp.Range(start=lsp.Position(7, 2), end=lsp.Position(7, 2)),
+                    context=lsp.CodeActionContext(diagnostics=[], only=[lsp.CodeActionKind.Source]),
+                )
+            )
+            # lsprotocol structures any code action that has a command as a Command (its union hook
+            # looks for a "command" key), so the nested command arrives as text here
+            assert [(a.title, "'lait.runWorkflow'" in str(a.command)) for a in actions or []] == [
+                ("▶ Run workflow", True),
+                ("Dry run", False),
+            ]
+            assert "'lait.dryRun'" in str((actions or [])[1].command)
+            assert client.init_result is not None
+            provider = client.init_result.capabilities.code_action_provider
+            assert isinstance(provider, lsp.CodeActionOptions)
+            assert "source.lait.run" in (provider.code_action_kinds or [])
+            elsewhere = await client.text_document_code_action_async(
+                lsp.CodeActionParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=path.as_uri()),
+                    range=lsp.Range(start=lsp.Position(9, 0), end=lsp.Position(9, 0)),
+                    context=lsp.CodeActionContext(diagnostics=[], only=[lsp.CodeActionKind.Source]),
+                )
+            )
+            assert not elsewhere
+            unasked = await client.text_document_code_action_async(
+                lsp.CodeActionParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=path.as_uri()),
+                    range=lsp.Range(start=lsp.Position(7, 2), end=lsp.Position(7, 2)),
+                    context=lsp.CodeActionContext(diagnostics=[]),
+                )
+            )
+            assert not unasked  # never mixed into quick fixes
             plan = await run(client, path, "d1", dryRun=True)
             assert plan["status"] == "ok", plan
             assert plan["output"].startswith("dry run: showing the execution plan only")
