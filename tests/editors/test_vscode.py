@@ -143,18 +143,27 @@ ANSWERS: list[Any] = [
 ]
 
 
-def _drive(node_out: Path, tmp_path: Path, llm: ScriptedOpenAIServer, answers: list[Any]) -> dict[str, Any]:
+def _drive(
+    node_out: Path,
+    tmp_path: Path,
+    llm: ScriptedOpenAIServer,
+    answers: list[Any],
+    *,
+    file: str = "workflows/notes.yml",
+    content: str = WORKFLOW,
+    lens: str = "lait.runWorkflow",
+) -> dict[str, Any]:
     """Writes the project, runs out/e2e/driveRun.js against a real lait-ls, returns what it saw."""
     write_project(tmp_path, llm)
-    workflow = tmp_path / "workflows" / "notes.yml"
-    workflow.parent.mkdir(exist_ok=True)
-    workflow.write_text(WORKFLOW, encoding="utf-8")
+    path = tmp_path / file
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(content, encoding="utf-8")
     out = tmp_path / "out.json"
     spec = {
         "server": [sys.executable, "-m", "lait_ls.server"],
         "rootUri": tmp_path.as_uri(),
-        "fileUri": workflow.as_uri(),
-        "lens": "lait.runWorkflow",
+        "fileUri": path.as_uri(),
+        "lens": lens,
         "answers": answers,
         "out": str(out),
     }
@@ -249,3 +258,44 @@ def test_cancelling_the_run_dismisses_the_open_dialog(compiled: Path, tmp_path: 
     assert re.fullmatch(r"==> cancelled( in \d+\.\ds)?", seen["output"].splitlines()[-1]), seen["output"]
     # The server is still there for the next request.
     assert seen["statusAfter"]["configFile"] == str(tmp_path / "lait.config.yml")
+
+
+AGENT = """---
+name: greeter
+description: Greets.
+tools: [shout]
+---
+Greet the user warmly.
+"""
+
+
+def test_an_agent_runs_from_its_lens_and_its_answer_streams_into_the_output(
+    compiled: Path, tmp_path: Path
+) -> None:
+    with ScriptedOpenAIServer() as llm:
+        llm.push(
+            tool_calls(call("tool__shout", {"text": "hello"}, id="c1")), text("Hello, Ann! Nice to meet you.")
+        )
+        seen = _drive(
+            compiled,
+            tmp_path,
+            llm,
+            ["", "greet Ann", "Allow once"],
+            file="agents/greeter.md",
+            content=AGENT,
+            lens="lait.runAgent",
+        )
+        first_request = llm.bodies[0]
+    assert seen["target"]["kind"] == "agent" and seen["target"]["prompt"] == "required"
+    # An empty prompt is refused by the form and asked again.
+    prompts = [c for c in seen["calls"] if c["method"] == "input"]
+    assert [c.get("validation") for c in prompts] == ["enter a prompt", None]
+    assert first_request["messages"][-1] == {"role": "user", "content": "greet Ann"}
+    assert seen["result"] == {"runId": "e2e-1", "status": "ok", "output": "Hello, Ann! Nice to meet you."}
+    assert seen["eventTypes"].count("text") > 1  # streamed in pieces
+    lines = seen["output"].splitlines()
+    assert "    <- tool__shout: HELLO" in lines
+    # The streamed answer is in the output once, followed by the run's status.
+    assert lines[-2] == "Hello, Ann! Nice to meet you."
+    assert seen["output"].count("Nice to meet you") == 1
+    assert re.fullmatch(r"==> ok in \d+\.\ds", lines[-1])

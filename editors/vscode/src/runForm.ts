@@ -41,19 +41,26 @@ export async function collectRun(ui: Ui, target: RunTarget, dryRun = false): Pro
   let step = 0;
   if (need !== "none") {
     step += 1;
-    const prompt = await ui.input({
-      title: `${title} (${step}/${total})`,
-      prompt:
-        need === "required"
-          ? `Prompt for ${target.kind === "agent" ? "the agent" : "the workflow"} (required)`
-          : "Prompt (optional: the workflow declares inputs; empty = no prompt)",
-      validate: (text) => (need === "required" && text.trim() === "" ? "enter a prompt" : undefined),
-    });
-    if (prompt === undefined) {
-      return { cancelled: true };
-    }
-    if (need === "required" && prompt.trim() === "") {
-      return { error: "a prompt is required" };
+    const question =
+      need === "required"
+        ? `Prompt for ${target.kind === "agent" ? "the agent" : "the workflow"} (required)`
+        : "Prompt (optional: the workflow declares inputs; empty = no prompt)";
+    let prompt: string | undefined;
+    let again = "";
+    for (;;) {
+      prompt = await ui.input({
+        title: `${title} (${step}/${total})`,
+        prompt: `${question}${again}`,
+        validate: (text) => (need === "required" && text.trim() === "" ? "enter a prompt" : undefined),
+      });
+      if (prompt === undefined) {
+        return { cancelled: true };
+      }
+      if (need !== "required" || prompt.trim() !== "") {
+        break;
+      }
+      // The Ui may not enforce `validate`: ask again.
+      again = " — ✗ enter a prompt";
     }
     if (prompt !== "") {
       params.prompt = prompt;

@@ -59,7 +59,10 @@ test("an agent needs a prompt; a dry run is flagged", async () => {
   assert.deepEqual(await collectRun(ui, agent), { params: { uri: agent.uri, kind: "agent", prompt: "review main.py" } });
   assert.equal(ui.calls[0]?.title, "lait: Run agent reviewer.md (1/1)");
   assert.equal(ui.calls[0]?.validation, undefined);
-  assert.deepEqual(await collectRun(new ScriptedUi(["  "]), agent), { error: "a prompt is required" });
+  const retry = new ScriptedUi(["  ", "again"]);
+  assert.deepEqual(await collectRun(retry, agent), { params: { uri: agent.uri, kind: "agent", prompt: "again" } });
+  assert.deepEqual(retry.calls.map((c) => c.validation), ["enter a prompt", undefined]);
+  assert.match(retry.calls[1]?.prompt ?? "", /✗ enter a prompt/);
   const noInputs: RunTarget = { uri: "file:///w/w.yml", kind: "workflow" };
   assert.deepEqual(await collectRun(new ScriptedUi(["hi"]), noInputs, true), { params: { uri: noInputs.uri, kind: "workflow", prompt: "hi", dryRun: true } });
   assert.deepEqual(await collectRun(new ScriptedUi([]), { ...noInputs, prompt: "none" }), { params: { uri: noInputs.uri, kind: "workflow" } });
