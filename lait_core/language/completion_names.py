@@ -302,7 +302,8 @@ def capability_names(key: str, local: dict[str, Node | None], config: Config | N
 def _model_doc(defs: object) -> str:
     if isinstance(defs, list) and defs and isinstance(defs[0], m.ModelDefinition):
         first = defs[0]
-        doc = f"`{first.model_id}` at `{first.provider.base_url}`"
+        where = first.provider.base_url or first.provider.gguf
+        doc = f"`{first.model_id}` at `{where}`"
         if len(defs) > 1:
             doc += f"\n\nFallbacks: {', '.join(f'`{d.model_id}`' for d in defs[1:])}"
         return doc
@@ -313,6 +314,8 @@ def _model_node_doc(node: Node | None) -> str:
     first = node.items[0] if isinstance(node, SequenceNode) and node.items else None
     model_id = node_at(first, ("model_id",))
     base = node_at(first, ("provider", "base_url"))
+    if base is None:
+        base = node_at(first, ("provider", "gguf"))
     if isinstance(model_id, ScalarNode):
         doc = f"`{model_id.text}`"
         if isinstance(base, ScalarNode):

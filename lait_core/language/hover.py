@@ -273,7 +273,7 @@ def _model(project: Project, doc: Document, scope: FileIndex, d: Occurrence) -> 
         if not isinstance(entry, dict):
             continue
         provider = entry.get("provider")
-        url = provider.get("base_url") if isinstance(provider, dict) else None
+        url = (provider.get("base_url") or provider.get("gguf")) if isinstance(provider, dict) else None
         text = code(f"{entry.get('model_id', '?')} @ {url or '?'}")
         lines.append(f"- {text}" + (" (primary)" if i == 0 else " (fallback)"))
     return "\n".join(lines)
