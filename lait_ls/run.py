@@ -302,6 +302,14 @@ def _is_user_error(exc: BaseException) -> bool:
     return isinstance(exc, RunFailed | EngineError)
 
 
+async def cancel_all(ls: LaitServer, timeout: float = 10.0) -> None:
+    tasks = [t for t in state_of(ls).active.values() if not t.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=timeout)
+
+
 # -- lait/status -------------------------------------------------------------------------------
 def status(ls: LaitServer, params: Any) -> dict[str, Any]:
     uri = params.get("uri") if isinstance(params, Mapping) else None
@@ -339,6 +347,12 @@ def register(server: LaitServer) -> None:
             raise JsonRpcInvalidParams(str(exc)) from None
         token = params.get("workDoneToken") if isinstance(params, Mapping) else None
         return await execute(ls, run, token if isinstance(token, str | int) else None)
+
+    @server.feature(lsp.SHUTDOWN)
+    async def shutdown(ls: LaitServer, params: Any) -> None:
+        """Runs in flight are cancelled and *finished* (tool processes killed, MCP servers closed)
+        before the shutdown is answered: the editor may exit right after it."""
+        await cancel_all(ls)
 
     @server.feature(STATUS)
     def lait_status(ls: LaitServer, params: Any) -> dict[str, Any]:

@@ -35,6 +35,8 @@ class RunClient(LanguageClient):
         self.dialogs: list[tuple[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.init_result: lsp.InitializeResult | None = None
+        self.shut_down = False
+        """The test sent shutdown itself."""
         self.withdrawn = 0
         """Dialogs the server cancelled ($/cancelRequest) while they were open."""
         self.delay = 0.0
@@ -123,8 +125,9 @@ async def run_client(
     try:
         yield client
     finally:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(client.shutdown_session(), 10)
+        if not client.shut_down:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.shutdown_session(), 10)
         await client.stop()
 
 

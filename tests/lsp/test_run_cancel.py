@@ -84,3 +84,23 @@ async def test_cancel_during_a_dialog_withdraws_it_and_frees_the_lock(tmp_path: 
             )
             assert result["status"] == "ok" and result["output"] == "second run done"
             assert [p["runId"] for _, p in client.dialogs] == ["r1", "r2"]
+
+
+async def test_editor_shutdown_during_a_run_leaves_no_process(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids.txt"
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm, pid_file=pid_file)
+        agent = tmp_path / "agents" / "sleeper.md"
+        agent.parent.mkdir()
+        agent.write_text(AGENT, encoding="utf-8")
+        llm.push(tool_calls(call("tool__sleepy", {}, id="c1")), text("never sent"))
+        async with run_client(tmp_path, approve="never") as client:
+            client.protocol.send_request(
+                "lait/run", {"uri": agent.as_uri(), "kind": "agent", "prompt": "wait", "runId": "r1"}
+            )
+            assert await wait_until(lambda: len(pids(pid_file)) == 3, 30), pids(pid_file)
+            started = pids(pid_file)
+            client.shut_down = True
+            await asyncio.wait_for(client.shutdown_session(), 20)
+            # answered only once the run has ended: nothing is left when the editor exits right away
+            assert not any(pid_alive(p) for p in started), [p for p in started if pid_alive(p)]
