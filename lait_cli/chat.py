@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from lait_cli.errors import classify_chain
 from lait_cli.main import _version, fail
 
 if TYPE_CHECKING:
@@ -674,27 +675,6 @@ async def run_chat(plan: Plan, o: ChatOptions, terminal: ChatTerminal, interrupt
         )
 
 
-def classify(exc: BaseException, sigint: bool) -> tuple[int, str]:
-    """Exit code and message of a failed run, by error type (spec 1.6)."""
-    import asyncio
-
-    from lait_core.engine.models import EngineError, Interrupted, LlmError
-
-    if sigint:
-        return 130, "interrupted"
-    if isinstance(exc, LlmError):
-        return 4, str(exc)
-    if isinstance(exc, Interrupted):
-        return 5, str(exc)
-    if isinstance(exc, asyncio.CancelledError):
-        return 5, "cancelled"
-    if isinstance(exc, EngineError):
-        return 1, str(exc)
-    if isinstance(exc, OSError):
-        return 1, f"{exc.strerror or exc}" + (f": '{exc.filename}'" if exc.filename else "")
-    raise exc
-
-
 def _write_output(o: ChatOptions, text: str) -> None:
     path = o.output_file
     if path is None:
@@ -776,7 +756,7 @@ def execute(o: ChatOptions) -> int:
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             raise
-        code, message = classify(exc, interrupts.sigint > 0)
+        code, message = classify_chain(exc, interrupts.sigint > 0)
         sys.stderr.write(f"lait: {message}\n")
         return code
     finally:

@@ -8,7 +8,6 @@ Top-level imports are typer and the standard library only.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Coroutine
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
+from lait_cli.errors import classify_chain
 from lait_cli.main import GLOBALS, fail
 
 if TYPE_CHECKING:
@@ -157,60 +157,6 @@ def read_optional_prompt(argument: str | None) -> str | None:
 
 
 # -- failures ----------------------------------------------------------------------------------
-def _chain(exc: BaseException, *, context: bool) -> list[BaseException]:
-    """``exc`` and its causes (with ``context``: also implicit contexts not suppressed)."""
-    out: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and all(current is not seen for seen in out):
-        out.append(current)
-        nxt = current.__cause__
-        if nxt is None and context and not current.__suppress_context__:
-            nxt = current.__context__
-        current = nxt
-    return out
-
-
-def error_message(exc: BaseException) -> str:
-    """The error chain in one line: the outer message, then causes it does not already contain."""
-    parts: list[str] = []
-    for e in _chain(exc, context=False):
-        if isinstance(e, asyncio.CancelledError):
-            continue
-        text = str(e) or type(e).__name__
-        if isinstance(e, OSError) and e.strerror:
-            text = e.strerror + (f": '{e.filename}'" if e.filename else "")
-        if not parts or text not in parts[-1]:
-            parts.append(text)
-    return ": ".join(parts) or "cancelled"
-
-
-def classify_chain(exc: BaseException, sigint: bool) -> tuple[int, str]:
-    """Exit code and message of a failed run (spec tools-mcp-cli 1.6), by the types in the cause
-    chain: 130 after SIGINT, 3 a workflow file that does not validate, 4 a model API error, 5 a
-    ``timeout:`` or a cancellation, 1 any other engine error. Other exceptions are re-raised."""
-    from lait_core.engine.models import EngineError, Interrupted, LlmError
-
-    if sigint:
-        return 130, "interrupted"
-    chain = _chain(exc, context=True)
-    message = error_message(exc)
-    try:
-        from lait_core.engine.workflow.errors import WorkflowLoadError
-    except ImportError:  # pragma: no cover - the workflow engine is part of the package
-        load_errors: tuple[type[BaseException], ...] = ()
-    else:
-        load_errors = (WorkflowLoadError,)
-    if any(isinstance(e, load_errors) for e in chain):
-        return 3, message
-    if any(isinstance(e, LlmError) for e in chain):
-        return 4, message
-    if any(isinstance(e, Interrupted | asyncio.CancelledError) for e in chain):
-        return 5, message
-    if any(isinstance(e, EngineError | OSError) for e in chain):
-        return 1, message
-    raise exc
-
-
 # -- running -----------------------------------------------------------------------------------
 def make_terminal(common: Common) -> ChatTerminal:
     """Progress and prompts on stderr, ``-v`` debug lines."""

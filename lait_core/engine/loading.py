@@ -1,5 +1,5 @@
 """Reading the agent and skill files a run uses, with every problem reported as
-``lait: <file>:<line>:<col>: <message>`` (a :class:`ConfigurationError`), never a traceback.
+``lait: <file>:<line>:<col>: <message>`` (a :class:`DocumentInvalid`, which is a ``ConfigurationError``), never a traceback.
 Parsed documents are cached in the run's session by canonical path."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents.agent import AgentDocument, parse_agent
 from lait_core.documents.skill import SkillDocument, parse_skill
-from lait_core.engine.models import ConfigurationError
+from lait_core.engine.models import DocumentInvalid
 from lait_core.source.files import read_source
 
 
@@ -21,7 +21,7 @@ def canonical(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def located_error(path: Path | str, diagnostics: Iterable[Diagnostic]) -> ConfigurationError | None:
+def located_error(path: Path | str, diagnostics: Iterable[Diagnostic]) -> DocumentInvalid | None:
     """One error naming every error-severity diagnostic as ``file:line:col: message``."""
     lines = []
     for d in diagnostics:
@@ -29,7 +29,7 @@ def located_error(path: Path | str, diagnostics: Iterable[Diagnostic]) -> Config
             continue
         start = d.range.start
         lines.append(f"{path}:{start.line + 1}:{start.character + 1}: {d.message}")
-    return ConfigurationError("\n".join(lines)) if lines else None
+    return DocumentInvalid("\n".join(lines)) if lines else None
 
 
 def _read(path: Path) -> str:

@@ -202,6 +202,11 @@ class ConfigurationError(EngineError):
     """A resolution problem: unknown alias pieces, ``${VAR}`` errors, key pairs, ranges."""
 
 
+class DocumentInvalid(ConfigurationError):
+    """A file the run needs (workflow, agent, skill) does not validate; nothing of it ran. The CLI
+    exits 3 (validation), as for ``lait lint`` failures."""
+
+
 class LlmError(EngineError):
     """A model API error (exit code 4)."""
 

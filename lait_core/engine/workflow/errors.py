@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lait_core.diagnostics import Diagnostic
-from lait_core.engine.models import EngineError, Interrupted
+from lait_core.engine.models import DocumentInvalid, EngineError, Interrupted
 
 
 class WorkflowError(EngineError):
     """A workflow run failed for a reason of its own (bad inputs, a cycle, a failed check)."""
 
 
-class WorkflowLoadError(WorkflowError):
+class WorkflowLoadError(WorkflowError, DocumentInvalid):
     """A workflow file did not validate; nothing of it ran. ``str()`` lists every error as
     ``file:line:col: CODE message``."""
 
