@@ -84,3 +84,44 @@ async def test_status(tmp_path: Path) -> None:
         bad = await client.protocol.send_request_async("lait/status", {"uri": (broken / "a.yml").as_uri()})
         assert bad["configFile"] == str(broken / "lait.config.yml")
         assert bad["configError"].startswith(f"lait: {broken / 'lait.config.yml'}:")
+
+
+async def test_elicitation_not_allowed_is_declined_without_a_dialog(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        config = tmp_path / "lait.config.yml"
+        config.write_text(config.read_text().replace("allow_elicitation: true", "allow_elicitation: false"))
+        agent = tmp_path / "agents" / "notes.md"
+        agent.parent.mkdir()
+        agent.write_text("---\nname: notes\nmcp: [notes]\n---\nYou save notes.\n", encoding="utf-8")
+        llm.push(tool_calls(call("notes__save_note", {"text": "x"})), text("done"))
+        async with run_client(tmp_path, approve="never") as client:
+            result = await client.protocol.send_request_async(
+                "lait/run", {"uri": agent.as_uri(), "kind": "agent", "prompt": "p"}
+            )
+            assert result["status"] == "ok", result
+            assert client.dialogs == []
+            tool_results = [m["content"] for m in llm.bodies[-1]["messages"] if m["role"] == "tool"]
+            assert tool_results[0].startswith("not saved: decline")
+            assert any("allow_elicitation is false" in m.message for m in client.log_messages)
+
+
+async def test_free_text_ask_without_lait_uses_the_default_or_fails(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        flows = tmp_path / "workflows"
+        flows.mkdir()
+        with_default = flows / "with.yml"
+        with_default.write_text('steps:\n  - ask: "Name?"\n    default: anon\n', encoding="utf-8")
+        without = flows / "without.yml"
+        without.write_text('steps:\n  - ask: "Name?"\n', encoding="utf-8")
+        async with run_client(tmp_path, lait=False) as client:
+            ok = await client.protocol.send_request_async(
+                "lait/run", {"uri": with_default.as_uri(), "kind": "workflow", "prompt": "p"}
+            )
+            assert (ok["status"], ok["output"]) == ("ok", "anon")
+            failed = await client.protocol.send_request_async(
+                "lait/run", {"uri": without.as_uri(), "kind": "workflow", "prompt": "p"}
+            )
+            assert failed["status"] == "failed" and "cannot answer free-text questions" in failed["error"]
+            assert client.dialogs == []
