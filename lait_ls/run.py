@@ -134,10 +134,10 @@ async def execute(
     path = ls.path_of(params.uri)
     kind = params.kind or (("agent" if path.suffix.lower() == ".md" else "workflow") if path else "workflow")
     task = asyncio.current_task()
-    if task is not None:
-        state.active[run_id] = task
     title = f"lait: {'dry run' if params.dry_run else 'run'} {path.name if path else params.uri}"
     progress = await RunProgress.start(ls, work_done_token, run_id, title, task)
+    if task is not None:
+        state.active[run_id] = task
     interaction = EditorInteraction(
         ls, run_id, state.dialogs, lait_client=client_speaks_lait(ls), on_event=progress.on_event
     )
@@ -345,6 +345,8 @@ def register(server: LaitServer) -> None:
             run = protocol.RunParams.parse(params)
         except protocol.ProtocolError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
+        if run.run_id is not None and run.run_id in state_of(ls).active:
+            raise JsonRpcInvalidParams(f"{protocol.RUN}: runId '{run.run_id}' is already running")
         token = params.get("workDoneToken") if isinstance(params, Mapping) else None
         return await execute(ls, run, token if isinstance(token, str | int) else None)
 

@@ -74,6 +74,10 @@ async def test_cancel_during_a_dialog_withdraws_it_and_frees_the_lock(tmp_path: 
                 msg_id="run-1",
             )
             assert await wait_until(lambda: len(client.dialogs) == 1, 30)
+            with pytest.raises(Exception, match="runId 'r1' is already running"):
+                await client.protocol.send_request_async(
+                    "lait/run", {"uri": agent.as_uri(), "kind": "agent", "prompt": "a", "runId": "r1"}
+                )
             client.cancel_request(lsp.CancelParams(id="run-1"))
             with pytest.raises(Exception, match="cancel"):
                 await asyncio.wait_for(asyncio.wrap_future(future), 20)
