@@ -1,5 +1,5 @@
 -- Driven by tests/editors/test_neovim_run.py: editors/neovim/lait.lua in a real Neovim runs the
--- workflow in LAIT_FILE with :LaitRun. vim.ui.select / vim.ui.input are scripted: each call takes
+-- workflow in LAIT_FILE with :LaitRun (or LAIT_COMMAND). vim.ui.select / vim.ui.input are scripted: each call takes
 -- the next answer of LAIT_ANSWERS (a choice's text, a line of text, or null = Escape) and answers
 -- asynchronously, as a real UI does. Writes what it saw as JSON to LAIT_OUT.
 local out = { nvim = tostring(vim.version()), prompts = {} }
@@ -49,7 +49,7 @@ local ok, err = pcall(function()
     return #vim.lsp.get_clients({ bufnr = buf, name = "lait" }) > 0
   end, 20)
   out.target = lait.target(buf)
-  vim.cmd("LaitRun")
+  vim.cmd(os.getenv("LAIT_COMMAND") or "LaitRun")
   out.finished = vim.wait(90000, function()
     return lait.last ~= nil
   end, 20)

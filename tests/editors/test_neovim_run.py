@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from lait_core.engine.policy import INTERACTIVE_DENIAL
 from tests.editors.test_neovim import _nvim
@@ -54,13 +55,63 @@ ANSWERS = [
 ]
 
 
-def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:
+def run_nvim(
+    tmp_path: Path, workflow: Path, answers: list[str | None], command: str = "LaitRun"
+) -> dict[str, Any]:
     nvim = _nvim()
+    out = tmp_path / "out.json"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "LAIT_LS_CMD": json.dumps([sys.executable, "-m", "lait_ls.server"]),
+        "LAIT_MODULE": str(ROOT / "editors" / "neovim" / "lait.lua"),
+        "LAIT_FILE": str(workflow),
+        "LAIT_ANSWERS": json.dumps(answers),
+        "LAIT_COMMAND": command,
+        "LAIT_OUT": str(out),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    proc = subprocess.run(
+        [nvim, "--headless", "--clean", "-c", f"luafile {HERE / 'run.lua'}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert out.exists(), f"nvim wrote nothing (rc {proc.returncode}): {proc.stderr[-2000:]}"
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["ok"], seen["error"]
+    assert seen["attached"] and seen["finished"], seen
+    assert seen["unused_answers"] == []
+    return seen
+
+
+def workflow_file(tmp_path: Path) -> Path:
+    workflow = tmp_path / "workflows" / "notes.yml"
+    workflow.parent.mkdir()
+    workflow.write_text(WORKFLOW, encoding="utf-8")
+    return workflow
+
+
+def test_neovim_dry_run(tmp_path: Path) -> None:
     with ScriptedOpenAIServer() as llm:
         write_project(tmp_path, llm)
-        workflow = tmp_path / "workflows" / "notes.yml"
-        workflow.parent.mkdir()
-        workflow.write_text(WORKFLOW, encoding="utf-8")
+        seen = run_nvim(tmp_path, workflow_file(tmp_path), ["", "tea", ""], "LaitDryRun")
+        assert seen["result"]["status"] == "ok"
+        assert seen["result"]["output"].startswith("dry run: showing the execution plan only")
+        assert "Work on tea" in seen["result"]["output"]
+        assert seen["output"][-1].startswith("==> ok in ")
+        assert llm.bodies == []
+
+
+def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        workflow = workflow_file(tmp_path)
         llm.push(
             tool_calls(call("tool__shout", {"text": "hi"})),
             tool_calls(call("notes__save_note", {"text": "milk"})),
@@ -69,33 +120,7 @@ def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:
             tool_calls(call("tool__shout", {"text": "again"})),
             text("worked"),
         )
-        out = tmp_path / "out.json"
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(ROOT),
-            "LAIT_LS_CMD": json.dumps([sys.executable, "-m", "lait_ls.server"]),
-            "LAIT_MODULE": str(ROOT / "editors" / "neovim" / "lait.lua"),
-            "LAIT_FILE": str(workflow),
-            "LAIT_ANSWERS": json.dumps(ANSWERS),
-            "LAIT_OUT": str(out),
-            "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-            "XDG_STATE_HOME": str(tmp_path / "state"),
-            "XDG_DATA_HOME": str(tmp_path / "data"),
-        }
-        proc = subprocess.run(
-            [nvim, "--headless", "--clean", "-c", f"luafile {HERE / 'run.lua'}"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        assert out.exists(), f"nvim wrote nothing (rc {proc.returncode}): {proc.stderr[-2000:]}"
-        seen = json.loads(out.read_text(encoding="utf-8"))
-        assert seen["ok"], seen["error"]
-        assert seen["attached"] and seen["finished"], seen
-        assert seen["unused_answers"] == []
+        seen = run_nvim(tmp_path, workflow, ANSWERS)
 
         result = seen["result"]
         assert result["status"] == "ok", result
