@@ -114,6 +114,7 @@ class Interrupts:
     """What the Ctrl-C handler saw, and the process groups to kill on the second Ctrl-C."""
 
     sigint: int = 0
+    sigterm: int = 0
     groups: list[int] = field(default_factory=list)
     stderr: TextIO | None = None
 
@@ -145,13 +146,18 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
+SIGTERM_EXIT = 128 + signal.SIGTERM
+"""143: the conventional status of a process ended by SIGTERM."""
+
+
 def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> _T:
     """Run ``coro`` on a new event loop under the Ctrl-C protocol.
 
     The first SIGINT prints :data:`CTRL_C_NOTE` and cancels the task; the coroutine's own cleanup
     (killing and reaping tool process trees, closing connections) then runs and
     ``asyncio.CancelledError`` propagates to the caller. The second SIGINT kills the tool process
-    groups spawned so far and exits with 130 immediately.
+    groups spawned so far and exits with 130 immediately. SIGTERM kills those groups at once,
+    cancels the task so its cleanup reaps them, and exits with 143.
     """
     stderr = interrupts.stderr or sys.stderr
     loop = asyncio.new_event_loop()
@@ -168,15 +174,27 @@ def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> 
         interrupts.kill_groups()
         exit_now(130)
 
+    def on_sigterm() -> None:
+        # A supervisor (timeout(1), systemd, an editor) wants lait gone: kill every child group at
+        # once (tool processes, MCP servers), let the run's own cleanup reap them, exit 143.
+        interrupts.sigterm += 1
+        interrupts.kill_groups()
+        if interrupts.sigterm == 1:
+            task.cancel()
+            return
+        exit_now(SIGTERM_EXIT)
+
     installed = False
     try:
         if threading.current_thread() is threading.main_thread():
             loop.add_signal_handler(signal.SIGINT, on_sigint)
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
             installed = True
         return loop.run_until_complete(task)
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
+            loop.remove_signal_handler(signal.SIGTERM)
             if interrupts.sigint:
                 # the run is over, but the process is not: a further Ctrl-C while it winds down
                 # (printing, interpreter shutdown) is still the second one
@@ -187,6 +205,8 @@ def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> 
         finally:
             asyncio.set_event_loop(None)
             loop.close()
+            if interrupts.sigterm:
+                exit_now(SIGTERM_EXIT)
 
 
 def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
