@@ -26,13 +26,18 @@ from tests.llm.test_real_model import ADD
 from tests.peers.llm_server import free_port
 
 
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
+def lait_env(tmp_path: Path) -> dict[str, str]:
+    """No global config, no LAIT_ variables; this checkout first on the import path."""
     (tmp_path / "_xdg").mkdir()
     (tmp_path / "_home").mkdir()
     environ = clean_env(tmp_path / "_xdg", tmp_path / "_home")
     environ["PYTHONPATH"] = str(REPO) + (":" + environ["PYTHONPATH"] if environ.get("PYTHONPATH") else "")
     return environ
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return lait_env(tmp_path)
 
 
 @pytest.fixture

@@ -119,9 +119,10 @@ class LocalModel:
         cancel: threading.Event,
         grammar: Grammar | None = None,
         on_text: Callable[[str], None] | None = None,
+        repeat_penalty: float = 1.0,
     ) -> Generated:
         """Complete ``prompt``; ``on_text`` receives the text as it is produced."""
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = {"repeat_penalty": repeat_penalty}
         if seed is not None:
             kwargs["seed"] = seed
         try:

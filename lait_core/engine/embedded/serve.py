@@ -4,7 +4,7 @@
 tool (or ``message:`` when it may answer), at temperature 0; a call's arguments are then generated
 under a grammar made from the tool's JSON Schema, so they always parse and fit the schema. One
 call per turn. An answer may stream; with a ``response_format`` it is constrained to JSON (to the
-schema when there is one).
+schema when there is one), otherwise it is sampled with a mild repetition penalty.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from lait_core.engine.embedded.runtime import Generated, Grammar, LocalModel
 from lait_core.engine.models import ToolCall
 
 DECISION_TOKENS = 64
+TEXT_REPEAT_PENALTY = 1.1
+"""For free-text answers (as llama-cpp-python's chat formats use): a small model otherwise loops on
+one sentence. JSON and tool arguments are sampled without it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,7 @@ def serve(
         stop: list[str],
         grammar: Grammar | None,
         on_text: Callable[[str], None] | None = None,
+        repeat_penalty: float = 1.0,
     ) -> Generated:
         nonlocal used
         done = model.generate(
@@ -79,6 +83,7 @@ def serve(
             cancel=cancel,
             grammar=grammar,
             on_text=on_text,
+            repeat_penalty=repeat_penalty,
         )
         used += done.tokens
         return done
@@ -112,6 +117,7 @@ def serve(
                 stop=stop,
                 grammar=grammar,
                 on_text=_LeadingTrim(on_text),
+                repeat_penalty=1.0 if grammar is not None else TEXT_REPEAT_PENALTY,
             )
             text = answer.text.strip()
             return Served(text or None, (), answer.finish_reason, prompt_tokens, used)
