@@ -9,8 +9,10 @@ built-in model, and ``lait lint`` never importing llama_cpp.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -174,3 +176,44 @@ def test_cli_runs_a_shell_tool_on_the_builtin_model(project: Path, env: dict[str
     assert "debug: tool round 2" in ran.stderr and "debug: tool round 3" not in ran.stderr
     assert "at embedded:" in ran.stderr and "SmolLM2-135M-Instruct.Q4_1.gguf" in ran.stderr
     assert ran.stdout.strip()
+
+
+STORY_ARGS = (
+    sys.executable,
+    "-m",
+    "lait_cli.main",
+    "--model",
+    "embedded",
+    "--max-tokens",
+    "3000",
+    "--stream",
+)
+
+
+def test_ctrl_c_stops_an_embedded_generation_at_once(tmp_path: Path, env: dict[str, str]) -> None:
+    """SIGINT while the model streams a long answer: lait exits 130 at once (the generation stops
+    at the next token; nothing waits for the 3000 tokens)."""
+    require_peer()
+    child = subprocess.Popen(
+        [*STORY_ARGS, "Write a very long story about a cat."],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert child.stdout is not None
+        first = child.stdout.read1(1)  # type: ignore[attr-defined]
+        assert first, "no streamed text before the interrupt"
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        _out, err = child.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130, err
+    assert waited < 3.0, waited
+    assert b"Traceback" not in err
