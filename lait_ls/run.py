@@ -14,6 +14,7 @@ traceback; cancellation ends the request with ``RequestCancelled`` (-32800).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -50,6 +51,9 @@ class RunState:
     dialogs: DialogState = field(default_factory=DialogState)
     active: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     approve_tools: str = "always"
+    children: dict[str, set[int]] = field(default_factory=dict)
+    """Per run in flight: the pids (process-group leaders) of every child it spawned -- tool
+    processes and MCP servers -- for killing them when the server itself is terminated."""
 
 
 def state_of(ls: LaitServer) -> RunState:
@@ -168,6 +172,7 @@ async def execute(
         notify(ls, run_id, finished)
         progress.end(status if error is None or status == "cancelled" else f"failed: {error}")
         state.active.pop(run_id, None)
+        state.children.pop(run_id, None)
     return protocol.run_result(run_id, status, output, error)
 
 
@@ -203,8 +208,13 @@ async def _run(
         if kind != "workflow":
             raise RunFailed("a dry run needs a workflow file")
         return await _dry_run(config, path, params)
+    spawned = state.children.setdefault(interaction.run_id, set())
     async with RunSession.open(
-        config, config_dir, interaction, approve_tools=state.approve_tools == "always"
+        config,
+        config_dir,
+        interaction,
+        approve_tools=state.approve_tools == "always",
+        on_spawn=spawned.add,
     ) as session:
         if kind == "agent":
             return await _run_agent(session, path, params)
@@ -302,6 +312,35 @@ def _is_user_error(exc: BaseException) -> bool:
     return isinstance(exc, RunFailed | EngineError)
 
 
+def kill_children(state: RunState) -> None:
+    """SIGKILL the process group of every child of every run in flight (no waiting, no asyncio)."""
+    from lait_core.engine.process import kill_group
+
+    for pids in list(state.children.values()):
+        for pid in list(pids):
+            kill_group(pid)
+
+
+def install_signal_handlers(ls: LaitServer) -> None:
+    """On SIGTERM / SIGHUP (an editor stopping its server, a closed terminal) the children of the
+    runs in flight die with the server instead of being orphaned; then the signal does its default."""
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        kill_children(state_of(ls))
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):  # not supported here
+            signal.signal(signum, terminate)
+
+
 async def cancel_all(ls: LaitServer, timeout: float = 10.0) -> None:
     tasks = [t for t in state_of(ls).active.values() if not t.done()]
     for task in tasks:
@@ -337,6 +376,8 @@ def _workspace_root(ls: LaitServer) -> Path | None:
 
 # -- registration ------------------------------------------------------------------------------
 def register(server: LaitServer) -> None:
+    install_signal_handlers(server)
+
     @server.feature(protocol.RUN)
     async def lait_run(ls: LaitServer, params: Any) -> dict[str, Any]:
         from pygls.exceptions import JsonRpcInvalidParams

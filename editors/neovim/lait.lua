@@ -339,11 +339,11 @@ function M.run(target, opts)
     local runId = string.format("nvim-%d-%d", vim.fn.getpid(), vim.uv.hrtime())
     local params = { uri = target.uri, kind = target.kind, prompt = prompt, inputs = inputs or vim.empty_dict(), dryRun = opts.dry_run or false, runId = runId }
     show_output()
-    M.runs[runId] = { client = client }
+    M.runs[runId] = { client = client, on_done = opts.on_done }
     local _, request_id = client:request("lait/run", params, function(err, result)
       M.runs[runId] = nil
-      M.last = result or { runId = runId, status = err and "cancelled" or "failed", error = err and err.message }
-      if err and err.code ~= -32800 then
+      M.last = result or { runId = runId, status = "failed", error = err and err.message }
+      if err then
         write("==> error: " .. tostring(err.message))
       end
       if opts.on_done then
@@ -381,9 +381,15 @@ local function run_buffer(dry_run, args)
 end
 
 function M.cancel()
-  for _, run in pairs(M.runs) do
+  -- Neovim drops the callback of a cancelled request, so the run ends here
+  for runId, run in pairs(M.runs) do
     if run.request_id then
       run.client:cancel_request(run.request_id)
+    end
+    M.runs[runId] = nil
+    M.last = { runId = runId, status = "cancelled" }
+    if run.on_done then
+      run.on_done(nil, M.last)
     end
   end
 end

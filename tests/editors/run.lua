@@ -50,6 +50,14 @@ local ok, err = pcall(function()
   end, 20)
   out.target = lait.target(buf)
   vim.cmd(os.getenv("LAIT_COMMAND") or "LaitRun")
+  local cancel_after = os.getenv("LAIT_CANCEL_AFTER") -- "<file>:<lines>": :LaitCancel once the file has that many lines
+  if cancel_after then
+    local file, count = cancel_after:match("^(.*):(%d+)$")
+    out.cancel_ready = vim.wait(60000, function()
+      return vim.fn.filereadable(file) == 1 and #vim.fn.readfile(file) >= tonumber(count)
+    end, 50)
+    vim.cmd("LaitCancel")
+  end
   out.finished = vim.wait(90000, function()
     return lait.last ~= nil
   end, 20)

@@ -10,12 +10,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from lait_core.engine.policy import INTERACTIVE_DENIAL
 from tests.editors.test_neovim import _nvim
-from tests.lsp.run_support import write_project
+from tests.lsp.run_support import pid_alive, write_project
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 
 HERE = Path(__file__).resolve().parent
@@ -56,7 +57,7 @@ ANSWERS = [
 
 
 def run_nvim(
-    tmp_path: Path, workflow: Path, answers: list[str | None], command: str = "LaitRun"
+    tmp_path: Path, workflow: Path, answers: list[str | None], command: str = "LaitRun", **extra_env: str
 ) -> dict[str, Any]:
     nvim = _nvim()
     out = tmp_path / "out.json"
@@ -72,6 +73,7 @@ def run_nvim(
         "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
+        **extra_env,
     }
     proc = subprocess.run(
         [nvim, "--headless", "--clean", "-c", f"luafile {HERE / 'run.lua'}"],
@@ -106,6 +108,28 @@ def test_neovim_dry_run(tmp_path: Path) -> None:
         assert "Work on tea" in seen["result"]["output"]
         assert seen["output"][-1].startswith("==> ok in ")
         assert llm.bodies == []
+
+
+def test_neovim_cancel_leaves_no_process(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids.txt"
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm, pid_file=pid_file)
+        workflow = tmp_path / "workflows" / "wait.yml"
+        workflow.parent.mkdir()
+        workflow.write_text(
+            'steps:\n  - prompt: "wait"\n    tools: [sleepy]\n    mcp: [notes]\n', encoding="utf-8"
+        )
+        llm.push(tool_calls(call("tool__sleepy", {})), text("never"))
+        seen = run_nvim(tmp_path, workflow, ["go", "Allow once"], LAIT_CANCEL_AFTER=f"{pid_file}:3")
+        assert seen["cancel_ready"]
+        assert seen["result"]["status"] == "cancelled"
+        pids = [int(p) for p in pid_file.read_text().split()]
+        assert len(pids) == 3
+        # nvim does not wait for its server to exit: give the server a moment to finish
+        deadline = time.monotonic() + 10
+        while any(pid_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(pid_alive(p) for p in pids), [p for p in pids if pid_alive(p)]
 
 
 def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:

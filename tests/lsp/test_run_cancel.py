@@ -4,6 +4,7 @@ process is left), an open dialog is withdrawn at the client, and the next run's 
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,28 @@ async def test_editor_shutdown_during_a_run_leaves_no_process(tmp_path: Path) ->
             await asyncio.wait_for(client.shutdown_session(), 20)
             # answered only once the run has ended: nothing is left when the editor exits right away
             assert not any(pid_alive(p) for p in started), [p for p in started if pid_alive(p)]
+
+
+async def test_sigterm_to_the_server_kills_the_children_of_runs(tmp_path: Path) -> None:
+    """An editor force-stopping lait-ls (Neovim's client:stop(true) sends SIGTERM) mid-run."""
+    pid_file = tmp_path / "pids.txt"
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm, pid_file=pid_file)
+        agent = tmp_path / "agents" / "sleeper.md"
+        agent.parent.mkdir()
+        agent.write_text(AGENT, encoding="utf-8")
+        llm.push(tool_calls(call("tool__sleepy", {}, id="c1")), text("never sent"))
+        async with run_client(tmp_path, approve="never") as client:
+            client.protocol.send_request(
+                "lait/run", {"uri": agent.as_uri(), "kind": "agent", "prompt": "wait", "runId": "r1"}
+            )
+            assert await wait_until(lambda: len(pids(pid_file)) == 3, 30), pids(pid_file)
+            started = pids(pid_file)
+            server = client._server
+            assert server is not None
+            client.shut_down = True
+            server.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(server.wait(), 10) == -signal.SIGTERM
+            assert await wait_until(lambda: not any(pid_alive(p) for p in started), 5), [
+                p for p in started if pid_alive(p)
+            ]
