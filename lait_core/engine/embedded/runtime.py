@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lait_core.engine.embedded.locate import require_llama_cpp
 from lait_core.engine.embedded.prompt import EmbeddedRequestError
-from lait_core.engine.models import ConfigurationError, JsonObject
+from lait_core.engine.models import ConfigurationError, JsonObject, LlmResponseError
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -158,7 +158,9 @@ class LocalModel:
                     f"the request is too long for the embedded model: {exc}; shorten the conversation "
                     "or the tool results"
                 ) from None
-            raise
+            raise LlmResponseError(f"the embedded model failed: {exc}") from None
+        except RuntimeError as exc:  # llama.cpp decode failures
+            raise LlmResponseError(f"the embedded model failed: {exc}") from None
         if cancel.is_set():
             raise Cancelled
         text = "".join(pieces)
