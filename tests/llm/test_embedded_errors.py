@@ -8,6 +8,7 @@ built-in model, and ``lait lint`` never importing llama_cpp.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import signal
 import subprocess
@@ -217,3 +218,18 @@ def test_ctrl_c_stops_an_embedded_generation_at_once(tmp_path: Path, env: dict[s
     assert child.returncode == 130, err
     assert waited < 3.0, waited
     assert b"Traceback" not in err
+
+
+def test_llama_cpp_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> object:
+        return None if name == "llama_cpp" else real(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    with pytest.raises(ConfigurationError) as raised:
+        locate.require_llama_cpp()
+    assert str(raised.value) == (
+        "running a GGUF model in-process needs llama-cpp-python; install it with: "
+        "python3 -m pip install 'lait[local]'"
+    )
