@@ -165,30 +165,86 @@ function M.approve(params)
   return { decision = DECISIONS[choice] or "deny" }
 end
 
+local function choices(schema)
+  -- {value, label} pairs of an enum-like schema: enum (+ enumNames), oneOf/anyOf of {const, title}
+  local out = {}
+  if schema.enum then
+    for i, value in ipairs(schema.enum) do
+      table.insert(out, { value = value, label = tostring((schema.enumNames or {})[i] or value) })
+    end
+  end
+  for _, option in ipairs(schema.oneOf or schema.anyOf or {}) do
+    if type(option) == "table" and option.const ~= nil then
+      table.insert(out, { value = option.const, label = tostring(option.title or option.const) })
+    end
+  end
+  if #out == 0 and schema.type == "boolean" then
+    out = { { value = true, label = "Yes" }, { value = false, label = "No" } }
+  end
+  return #out > 0 and out or nil
+end
+
+local function pick(options, prompt, extra)
+  -- the value of the chosen option, or one of the extra labels, or nil (Escape)
+  local labels = {}
+  for _, o in ipairs(options) do
+    table.insert(labels, o.label)
+  end
+  vim.list_extend(labels, extra or {})
+  local choice = select(labels, { prompt = prompt, kind = "lait_field" })
+  for _, o in ipairs(options) do
+    if o.label == choice then
+      return o.value, true
+    end
+  end
+  return choice, false
+end
+
 local function field_value(name, schema, required)
   -- one field of a form: nil = cancel, vim.NIL = leave out, else the typed value
   local label = (schema.title or name) .. (required and " (required)" or " (optional, empty = leave out)")
   if schema.description then
     label = label .. " — " .. schema.description
   end
-  local options = schema.enum
-  if not options and schema.type == "boolean" then
-    options = { "Yes", "No" }
-  end
+  local options = choices(schema)
   if options then
-    local items = vim.deepcopy(options)
-    if not required then
-      table.insert(items, "(leave out)")
+    local value, picked = pick(options, label, not required and { "(leave out)" } or nil)
+    if picked then
+      return value
     end
-    local choice = select(items, { prompt = label, kind = "lait_field" })
-    if choice == nil then
-      return nil
-    elseif choice == "(leave out)" then
-      return vim.NIL
-    elseif schema.type == "boolean" then
-      return choice == "Yes"
+    return value == "(leave out)" and vim.NIL or nil
+  end
+  local items = schema.type == "array" and type(schema.items) == "table" and choices(schema.items)
+  if items then
+    -- multi-select: pick one at a time until "(done)"; minItems / maxItems are checked
+    local chosen, problem = {}, nil
+    while true do
+      local left = {}
+      for _, o in ipairs(items) do
+        if not vim.tbl_contains(chosen, o.value) then
+          table.insert(left, o)
+        end
+      end
+      local prompt = (problem and (problem .. "; ") or "") .. label .. string.format(" [%d chosen]", #chosen)
+      local value, picked = pick(left, prompt, { "(done)" })
+      if picked then
+        table.insert(chosen, value)
+        problem = schema.maxItems and #chosen > schema.maxItems and ("at most " .. schema.maxItems) or nil
+        if problem then
+          table.remove(chosen)
+        end
+      elseif value == "(done)" then
+        if #chosen == 0 and not required then
+          return vim.NIL
+        elseif schema.minItems and #chosen < schema.minItems then
+          problem = "at least " .. schema.minItems
+        else
+          return chosen
+        end
+      else
+        return nil
+      end
     end
-    return choice
   end
   local problem
   while true do

@@ -185,3 +185,133 @@ def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:
         assert "    <- tool__shout: HI" in output
         assert f"    -> tool tool__shout denied: {INTERACTIVE_DENIAL}" in output
         assert output[-2] == result["output"] and output[-1].startswith("==> ok in ")
+
+
+FORM = {
+    "runId": "r",
+    "server": "deploy",
+    "mode": "form",
+    "message": "Where to?",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {
+            "env": {
+                "type": "string",
+                "oneOf": [{"const": "prod", "title": "Production"}, {"const": "dev", "title": "Dev"}],
+            },
+            "force": {"type": "boolean"},
+            "regions": {"type": "array", "items": {"enum": ["eu", "us", "ap"]}, "minItems": 1, "maxItems": 2},
+            "replicas": {"type": "integer", "minimum": 1},
+            "note": {"type": "string", "maxLength": 5},
+        },
+        "required": ["env", "force", "regions", "replicas"],
+    },
+    "propertyOrder": ["env", "force", "regions", "replicas", "note"],
+}
+
+
+def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
+    """Every field kind of an elicitation form, validation re-asks, leave-out, decline / cancel /
+    Escape in a field, URL mode, the ask and approval answers."""
+    nvim = _nvim()
+    cases = [
+        {
+            "dialog": "elicit",
+            "params": FORM,
+            "answers": ["Answer", "Production", "No", "(done)", "us", "eu", "(done)", "1.5", "0", "3", ""],
+        },
+        {
+            "dialog": "elicit",
+            "params": FORM,
+            "answers": ["Answer", "Dev", "Yes", "ap", "(done)", "2", "toolong", "ok"],
+        },
+        {"dialog": "elicit", "params": FORM, "answers": ["Decline"]},
+        {"dialog": "elicit", "params": FORM, "answers": [None]},
+        {"dialog": "elicit", "params": FORM, "answers": ["Answer", "Dev", None]},
+        {
+            "dialog": "elicit",
+            "params": {
+                "runId": "r",
+                "server": "s",
+                "mode": "url",
+                "message": "Sign in",
+                "url": "https://x.test",
+            },
+            "answers": ["Decline"],
+        },
+        {
+            "dialog": "elicit",
+            "params": {"runId": "r", "server": "s", "mode": "carrier-pigeon", "message": "?"},
+            "answers": [],
+        },
+        {
+            "dialog": "ask",
+            "params": {"runId": "r", "question": "Q?", "choices": ["a", "b"], "default": "b"},
+            "answers": ["a"],
+        },
+        {
+            "dialog": "ask",
+            "params": {"runId": "r", "question": "Name?", "default": "anon"},
+            "answers": [None],
+        },
+        {
+            "dialog": "approve",
+            "params": {"runId": "r", "tool": "tool__x", "arguments": "{}"},
+            "answers": [None],
+        },
+    ]
+    out = tmp_path / "out.json"
+    env = {
+        **os.environ,
+        "LAIT_MODULE": str(ROOT / "editors" / "neovim" / "lait.lua"),
+        "LAIT_CASES": json.dumps(cases),
+        "LAIT_OUT": str(out),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    proc = subprocess.run(
+        [nvim, "--headless", "--clean", "-c", f"luafile {HERE / 'elicit.lua'}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.exists(), f"nvim wrote nothing (rc {proc.returncode}): {proc.stderr[-2000:]}"
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["ok"], seen["error"]
+    assert seen["results"] == [
+        {
+            "action": "accept",
+            "content": {"env": "prod", "force": False, "regions": ["us", "eu"], "replicas": 3},
+        },
+        {
+            "action": "accept",
+            "content": {"env": "dev", "force": True, "regions": ["ap"], "replicas": 2, "note": "ok"},
+        },
+        {"action": "decline"},
+        {"action": "cancel"},
+        {"action": "cancel"},
+        {"action": "decline"},
+        {"action": "decline"},
+        {"answer": "a"},
+        None,
+        {"decision": "deny"},
+    ]
+    prompts = [p["prompt"] for p in seen["prompts"]]
+    assert prompts[0] == "lait: MCP server deploy asks: Where to?"
+    assert prompts[1].startswith("env (required)")
+    assert seen["prompts"][1]["items"] == ["Production", "Dev"]
+    assert seen["prompts"][2]["items"] == ["Yes", "No"]
+    assert prompts[3].startswith("regions (required) [0 chosen]")
+    assert prompts[4].startswith("at least 1; regions (required) [0 chosen]")
+    assert seen["prompts"][5]["items"] == ["eu", "ap", "(done)"]  # "us" is taken
+    assert prompts[7].startswith("replicas (required)")
+    assert prompts[8].startswith("not an integer; replicas")
+    assert prompts[9].startswith("at least 1; replicas")
+    assert prompts[10].startswith("note (optional, empty = leave out)")
+    assert any(p.startswith("at most 5 characters; note") for p in prompts)
+    ask_choice = next(p for p in seen["prompts"] if p["prompt"] == "Q?")
+    assert ask_choice["items"] == ["b", "a"]  # the default first
