@@ -6,8 +6,8 @@ The embedded format (lait's own; the model's GGUF template knows no tools):
   JSON Schema, and says how to call one (``functions.<name>:`` then the JSON arguments on the
   next line) or to answer (``message:`` then the text);
 * an assistant turn that called tools is rendered in that same form; a ``tool`` message becomes a
-  user turn ``Result of <name>:`` followed by the result, so the model reads what its call
-  returned;
+  user turn ``Result of <name>:``, the result and :data:`RESULT_NOTE`, so the model reads what its
+  call returned and is asked to use it;
 * with ``tool_choice: "auto"`` (also when it is omitted, as with OpenAI) the model chooses between
   a call and a message by a grammar-constrained first step. After a tool result that follows the
   last user message, ``auto`` means *answer*: a small model otherwise repeats its call forever,
@@ -33,6 +33,7 @@ MESSAGE_PREFIX = "message:"
 CALL_PREFIX = "functions."
 END = "<|im_end|>"
 DEFAULT_SYSTEM = "You are a helpful assistant."
+RESULT_NOTE = "Answer my request using this result."
 
 Mode = Literal["answer", "choose", "required", "forced"]
 
@@ -256,7 +257,9 @@ def render(messages: list[Any], tools: tuple[ToolSpec, ...]) -> str:
             turns.append(_turn("assistant", "\n".join(parts)))
         elif role == "tool":
             name = names.get(str(message.get("tool_call_id")), "the function")
-            turns.append(_turn("user", f"Result of {name}:\n{_text(message.get('content'), role)}"))
+            turns.append(
+                _turn("user", f"Result of {name}:\n{_text(message.get('content'), role)}\n\n{RESULT_NOTE}")
+            )
         else:
             raise EmbeddedRequestError(f"unsupported message role '{role}'")
     system_text = "\n\n".join(s for s in system if s) or DEFAULT_SYSTEM
