@@ -54,6 +54,16 @@ def confirm_after_name(
     return Elicit(f"Greet {who}?", Confirm)
 
 
+CHAIN = 18
+_chain_source = "def q0(topic: str) -> Elicit[Name]:\n    return Elicit('question 0', Name)\n"
+for _i in range(1, CHAIN):
+    _chain_source += (
+        f"def q{_i}(topic: str, prev: Annotated[ElicitationResult[Name], Resolve(q{_i - 1})]) -> Elicit[Name]:\n"
+        f"    return Elicit('question {_i}', Name)\n"
+    )
+exec(_chain_source)  # q0 ... q17: each question asked in its own input_required round
+
+
 def build(args: argparse.Namespace) -> MCPServer:
     marker = args.marker
 
@@ -126,6 +136,12 @@ def build(args: argparse.Namespace) -> MCPServer:
         """URL-mode elicitation (2025-11-25 sessions)."""
         result = await ctx.elicit_url("Sign in", "https://example.invalid/login", "e-1")
         return f"url {result.action}"
+
+    async def ask_forever(topic: str, last: Annotated[ElicitationResult[Name], Resolve(q17)]) -> str:  # type: ignore[name-defined]  # noqa: F821
+        """Asks CHAIN questions, one per round."""
+        return f"asked {CHAIN} questions about {topic}"
+
+    server.tool()(ask_forever)
 
     @server.tool()
     async def hang() -> str:
