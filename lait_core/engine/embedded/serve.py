@@ -2,8 +2,8 @@
 
 ``choose``/``required``: a grammar lets the model write only ``functions.<name>:`` for an offered
 tool (or ``message:`` when it may answer), at temperature 0; a call's arguments are then generated
-under a grammar made from the tool's JSON Schema, so they always parse and fit the schema. One
-call per turn. An answer may stream; with a ``response_format`` it is constrained to JSON (to the
+under a grammar made from the tool's JSON Schema, so they always parse and fit the schema (at least
+:data:`ARGUMENT_TOKENS` are allowed for them). One call per turn. An answer may stream; with a ``response_format`` it is constrained to JSON (to the
 schema when there is one), otherwise it is sampled with a mild repetition penalty.
 """
 
@@ -20,6 +20,9 @@ from lait_core.engine.embedded.runtime import Generated, Grammar, LocalModel
 from lait_core.engine.models import ToolCall
 
 DECISION_TOKENS = 64
+ARGUMENT_TOKENS = 512
+"""The least a call's arguments may use whatever ``max_tokens`` says: a cut-off call is unusable,
+while ``max_tokens`` is usually set to keep answers short."""
 TEXT_REPEAT_PENALTY = 1.1
 """For free-text answers (as llama-cpp-python's chat formats use): a small model otherwise loops on
 one sentence. JSON and tool arguments are sampled without it."""
@@ -119,12 +122,12 @@ def serve(
                 on_text=_LeadingTrim(on_text),
                 repeat_penalty=1.0 if grammar is not None else TEXT_REPEAT_PENALTY,
             )
-            text = answer.text.strip()
+            text = answer.text.lstrip()  # exactly what was streamed
             return Served(text or None, (), answer.finish_reason, prompt_tokens, used)
         tool = next(t for t in plan.tools if t.name == name)
         arguments = run(
             prompt + call_text(name, ""),
-            max_tokens=s.max_tokens,
+            max_tokens=max(s.max_tokens, ARGUMENT_TOKENS),
             temperature=s.temperature,
             stop=stop,
             grammar=Grammar(schema=tool.parameters),
