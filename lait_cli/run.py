@@ -100,40 +100,6 @@ def load_workflow(path: Path) -> WorkflowDocument:
     return doc
 
 
-def top_level_schema(doc: WorkflowDocument, path: Path) -> Any:
-    """The body of the workflow's ``input_schema`` (None without one)."""
-    from lait_core.documents.schema_source import load_schema_file
-    from lait_core.engine.workflow.errors import WorkflowError
-
-    assert doc.model is not None
-    ref = doc.model.input_schema
-    if isinstance(ref, str):
-        ref = (doc.model.schemas or {}).get(ref)
-    if isinstance(ref, dict) and set(ref) == {"file"} and isinstance(ref["file"], str):
-        loaded = load_schema_file(path.parent, ref["file"])
-        if loaded.error is not None:
-            raise WorkflowError(f"input_schema: {loaded.error}")
-        return loaded.value
-    return ref
-
-
-def dry_run(
-    doc: WorkflowDocument, path: Path, config: Config, prompt: str | None, cli_inputs: dict[str, str]
-) -> str:
-    """The plan text; the initial value and inputs are typed and checked as a run does."""
-    from lait_core.engine.plan import dry_run_plan
-    from lait_core.engine.workflow.inputs import bind_inputs, initial_value
-    from lait_core.engine.workflow.schemas import validate
-
-    assert doc.model is not None
-    inputs = bind_inputs(doc.model.inputs, cli_inputs, from_text=True)
-    schema = top_level_schema(doc, path)
-    initial = initial_value(prompt, schema)
-    if schema is not None and prompt is not None:  # without a PROMPT the null value is not checked
-        validate(initial, schema, "input", "the workflow's input")
-    return dry_run_plan(doc, path=path, config=config, initial_input=initial, inputs=inputs)
-
-
 def execute(
     file: str,
     prompt_argument: str | None,
@@ -161,6 +127,7 @@ def execute(
         usage_error(PROMPT_REQUIRED)
     if plan_only:
         from lait_cli.runner import write_output
+        from lait_core.engine.plan import dry_run
 
         try:
             text = dry_run(doc, path, config, prompt, cli_inputs)

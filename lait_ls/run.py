@@ -272,8 +272,8 @@ async def _run_workflow(session: RunSession, path: Path, run_id: str, params: pr
 
 async def _dry_run(config: Config, path: Path, params: protocol.RunParams) -> str:
     """The plan text, exactly as ``lait run --dry-run`` prints it (nothing is started)."""
-    from lait_cli.run import dry_run  # TODO(core): the composition belongs in lait_core.engine.plan
     from lait_core.documents.workflow import parse_workflow
+    from lait_core.engine.plan import dry_run
 
     try:
         text = path.read_text(encoding="utf-8")

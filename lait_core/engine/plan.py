@@ -382,3 +382,37 @@ def dry_run_plan(
     if doc.model is None:
         raise PlanError(f"{path}: the workflow did not load")
     return _Planner(doc, path, config, inputs or {}).plan(initial_input)
+
+
+# -- the whole dry run: inputs and the initial value typed and checked as a run does ---------------
+def top_level_schema(doc: WorkflowDocument, path: Path) -> Any:
+    """The body of the workflow's ``input_schema`` (None without one)."""
+    from lait_core.documents.schema_source import load_schema_file
+    from lait_core.engine.workflow.errors import WorkflowError
+
+    assert doc.model is not None
+    ref = doc.model.input_schema
+    if isinstance(ref, str):
+        ref = (doc.model.schemas or {}).get(ref)
+    if isinstance(ref, dict) and set(ref) == {"file"} and isinstance(ref["file"], str):
+        loaded = load_schema_file(path.parent, ref["file"])
+        if loaded.error is not None:
+            raise WorkflowError(f"input_schema: {loaded.error}")
+        return loaded.value
+    return ref
+
+
+def dry_run(
+    doc: WorkflowDocument, path: Path, config: m.Config, prompt: str | None, cli_inputs: dict[str, str]
+) -> str:
+    """The plan text; the initial value and inputs are typed and checked as a run does."""
+    from lait_core.engine.workflow.inputs import bind_inputs, initial_value
+    from lait_core.engine.workflow.schemas import validate
+
+    assert doc.model is not None
+    inputs = bind_inputs(doc.model.inputs, cli_inputs, from_text=True)
+    schema = top_level_schema(doc, path)
+    initial = initial_value(prompt, schema)
+    if schema is not None and prompt is not None:  # without a PROMPT the null value is not checked
+        validate(initial, schema, "input", "the workflow's input")
+    return dry_run_plan(doc, path=path, config=config, initial_input=initial, inputs=inputs)
