@@ -108,8 +108,9 @@ async def test_cancellation_mid_call_kills_the_server(pools: Pools) -> None:
 async def test_3000_tools_over_pages(pools: Pools) -> None:
     source = pools({"many": peer("--many", "3000")}).source("many")
     tools = await source.list_tools()
-    assert len(tools) == 3013
-    assert tools[-1].qualified_name == "many__t2999"
+    numbered = [t.name for t in tools if t.name[0] == "t" and t.name[1:].isdigit()]
+    assert numbered == [f"t{i}" for i in range(3000)]
+    assert tools[0].qualified_name == "many__add" and tools[-1].qualified_name == "many__t2999"
 
 
 @pytest.mark.parametrize(
@@ -118,7 +119,7 @@ async def test_3000_tools_over_pages(pools: Pools) -> None:
         (
             ["--page-size", "1500"],
             McpLimits(handshake_timeout=20, timeout=5),
-            "1513 tools in one page \\(at most 1024\\)",
+            "15\\d\\d tools in one page \\(at most 1024\\)",
         ),
         ([], McpLimits(handshake_timeout=20, timeout=5, pages=2), "more than 2 pages"),
         ([], McpLimits(handshake_timeout=20, timeout=5, total_tools=2000), "more than 2000 tools"),
