@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
@@ -162,3 +164,16 @@ async def test_private_listing_is_dropped_with_its_connection(pools: Pools, tmp_
     await source.list_tools()
     assert marker.read_text().count("list None") == 2
     assert json.dumps(len(pools.pids)) == "2"
+
+
+async def test_server_that_died_while_idle_is_replaced(pools: Pools) -> None:
+    source = pools({"peer": peer()}).source("peer")
+    assert (await call(source, "add", {"a": 1, "b": 2})).text.startswith("3")
+    os.killpg(pools.pids[0], signal.SIGKILL)
+    for _ in range(100):
+        if not group_alive(pools.pids[0]):
+            break
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)
+    assert (await call(source, "add", {"a": 2, "b": 2})).text.startswith("4")
+    assert len(pools.pids) == 2

@@ -222,6 +222,13 @@ class McpConnection:
             if fut is not None and fut.done() and not fut.cancelled():
                 fut.exception()
 
+    @property
+    def usable(self) -> bool:
+        """Not evicted, and (for stdio) the child's stdout still open: a server that died while
+        idle is replaced before the next request instead of failing it."""
+        task = self._task
+        return not self.broken and not self.stdio.eof and task is not None and not task.done()
+
     # -- requests
     @property
     def client(self) -> Client:

@@ -49,8 +49,9 @@ def to_wire(result: ElicitationResult, interaction: Interaction, server: str) ->
 async def answer(
     server: str, params: Any, allowed: bool, interaction: Interaction | None
 ) -> types.ElicitResult:
-    """Ask ``interaction`` (no interaction: decline)."""
-    if interaction is None:
+    """Ask ``interaction``; declined without asking when ``allow_elicitation`` is off or there is
+    no interaction (the seam still sees ``allowed`` for requests it is asked about)."""
+    if interaction is None or not allowed:
         return types.ElicitResult(action="decline")
     request = to_request(server, params, allowed)
     result = await interaction.elicit(request)

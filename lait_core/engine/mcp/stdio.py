@@ -34,6 +34,8 @@ class StdioState:
     returncode: int | None = None
     fault: str | None = None
     """Set when the transport gave up on the child (an oversized frame)."""
+    eof: bool = False
+    """The child's stdout is closed (it exited, or the transport gave up): the connection is dead."""
 
     def describe(self) -> str | None:
         if self.fault is not None:
@@ -125,6 +127,7 @@ async def stdio_transport(
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError, OSError):
             return
         finally:
+            state.eof = True
             await in_writer.aclose()
 
     async def write_stdin() -> None:

@@ -96,13 +96,13 @@ class McpPool:
         first users; a connection evicted after a failure is replaced)."""
         server = self._server(name)
         conn = server.connection
-        if conn is not None and not conn.broken:
+        if conn is not None and conn.usable:
             return conn
         async with server.connect_lock:
             if self._closed:
                 raise McpError(name, "the run's MCP connections are already closed")
             conn = server.connection
-            if conn is not None and not conn.broken:
+            if conn is not None and conn.usable:
                 return conn
             if conn is not None:
                 server.connection = None
