@@ -75,6 +75,8 @@ async def test_allowed_tools_absent_list_and_empty(
         AllowedToolsError, match=r"'mcp_servers.none.allowed_tools' in lait.config.yml is empty"
     ):
         await source.call(fake, '{"a": 1, "b": 1}', CallContext(HeadlessInteraction(), "c"))
+    with pytest.raises(AllowedToolsError):
+        source.check(fake)
     assert len(pools.pids) == spawned
 
 

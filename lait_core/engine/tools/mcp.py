@@ -208,8 +208,14 @@ class McpToolSource(ToolSource):
             listing.built["tools"] = tools
         return list(tools)
 
-    async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
+    def check(self, tool: Tool) -> None:
+        """Raise :class:`~lait_core.engine.models.AllowedToolsError` when ``allowed_tools`` refuses
+        ``tool``; never connects. The loop may call it before asking for approval (seed 000: a
+        tool that ``allowed_tools`` refuses is not even asked about)."""
         check_allowed_tools(self.name, tool.name, self.server.config.allowed_tools)
+
+    async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
+        self.check(tool)
         args = _arguments(arguments, tool.qualified_name)
         conn = await self.pool.connection(self.name)
         from mcp.client._input_required import InputRequiredRoundsExceededError
