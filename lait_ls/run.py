@@ -215,10 +215,15 @@ async def _run(
         interaction,
         approve_tools=state.approve_tools == "always",
         on_spawn=spawned.add,
+        denial_text=EDITOR_DENIAL,
     ) as session:
         if kind == "agent":
             return await _run_agent(session, path, params)
         return await _run_workflow(session, path, interaction.run_id, params)
+
+
+EDITOR_DENIAL = "denied by the user in the editor"
+"""The tool result the model gets for a call the person denied in an editor dialog."""
 
 
 def load_run_config(path: Path) -> tuple[Config, Path]:

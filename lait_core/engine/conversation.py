@@ -146,6 +146,7 @@ def loop_options(
         policy=Policy.from_config(config.tool_policy),
         compaction=compaction,
         compaction_sender=compaction_sender,
+        denial_text=session.denial_text,
     )
 
 

@@ -204,6 +204,8 @@ class StepFinished:
     status: str
     prefix: str = ""
     run_id: str | None = None
+    error: str | None = None
+    """For ``failed``: the error text (the step label is not repeated)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,6 +104,8 @@ class LoopOptions:
     compaction_sender: Sender | None = None
     """The summarizer (``compaction.model``); default: the loop's own sender."""
     max_parallel: int = MAX_PARALLEL_CALLS
+    denial_text: str = INTERACTIVE_DENIAL
+    """The tool result of a call the person denied (the editor names itself, not the CLI flag)."""
 
 
 @dataclass(slots=True)
@@ -225,7 +227,7 @@ class ToolLoop:
             request = ApprovalRequest(call.name, call.arguments, tool.kind.value, tool.server, command)
             decision = await self.interaction.approve(request)
             if not decision.allowed:
-                return _Decision(None, INTERACTIVE_DENIAL)
+                return _Decision(None, self.options.denial_text)
         return _Decision(tool, None)
 
     async def _execute(self, calls: list[ToolCall], decisions: list[_Decision]) -> list[str]:
@@ -234,7 +236,7 @@ class ToolLoop:
 
         async def run_one(call: ToolCall, decision: _Decision) -> str:
             if decision.tool is None:
-                reason = decision.denial or INTERACTIVE_DENIAL
+                reason = decision.denial or self.options.denial_text
                 interaction.event(ToolCallDenied(call.id, call.name, reason))
                 return reason
             tool = decision.tool

@@ -19,6 +19,7 @@ from lait_core.documents.models import Config
 from lait_core.engine.interaction import Interaction
 from lait_core.engine.llm import ChatClient, ModelCaller
 from lait_core.engine.loop import Sender
+from lait_core.engine.policy import INTERACTIVE_DENIAL
 from lait_core.engine.resolve import KeyResolver, ResolvedModel
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ class RunSession:
     wrap_sender: SenderWrapper | None = None
     """Wraps every sender (chat's ``-vv`` request tracing)."""
     mcp_stderr: TextIO | None = None
+    denial_text: str = INTERACTIVE_DENIAL
+    """What the model is told when the person denies a tool call."""
     keys: KeyResolver = field(init=False)
     cache: dict[tuple[str, str], Any] = field(default_factory=dict, init=False)
     """Parsed agents and skills of this run, by (kind, canonical path)."""
@@ -64,6 +67,7 @@ class RunSession:
         client: ChatClient | None = None,
         wrap_sender: SenderWrapper | None = None,
         mcp_stderr: TextIO | None = None,
+        denial_text: str = INTERACTIVE_DENIAL,
     ) -> AsyncIterator[RunSession]:
         """A session for one run; MCP servers and the HTTP client are closed on exit (a client
         passed in is left to its owner)."""
@@ -78,6 +82,7 @@ class RunSession:
             environ=environ,
             wrap_sender=wrap_sender,
             mcp_stderr=mcp_stderr,
+            denial_text=denial_text,
         )
         try:
             yield session

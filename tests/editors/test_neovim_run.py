@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lait_core.engine.policy import INTERACTIVE_DENIAL
+from lait_ls.run import EDITOR_DENIAL
 from tests.editors.test_neovim import _nvim
 from tests.lsp.run_support import pid_alive, write_project
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
@@ -176,14 +176,14 @@ def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:
             "saved 'Milk' (priority 2): milk",
             "not saved: decline",
             "not saved: cancel",
-            INTERACTIVE_DENIAL,
+            EDITOR_DENIAL,
         ]
 
         output = seen["output"]
         assert output[0] == "==> notes-flow"
         assert "[1] work" in output and '    -> tool tool__shout({"text":"hi"})' in output
         assert "    <- tool__shout: HI" in output
-        assert f"    -> tool tool__shout denied: {INTERACTIVE_DENIAL}" in output
+        assert f"    -> tool tool__shout denied: {EDITOR_DENIAL}" in output
         assert output[-2] == result["output"] and output[-1].startswith("==> ok in ")
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from lait_core.engine.policy import INTERACTIVE_DENIAL
+from lait_ls.run import EDITOR_DENIAL
 from tests.lsp.run_support import ROOT, write_project
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 
@@ -210,7 +210,7 @@ def test_a_workflow_runs_from_the_lens_with_every_dialog(compiled: Path, tmp_pat
         ["saved 'Milk' (priority 2): buy milk"],
         ["not saved: decline"],
         ["not saved: cancel"],
-        [INTERACTIVE_DENIAL],
+        [EDITOR_DENIAL],
     ]
     calls = seen["calls"]
     approvals = [c for c in calls if (c.get("title") or "").startswith("lait: allow ")]

@@ -9,7 +9,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from lait_core.engine.policy import INTERACTIVE_DENIAL
+from lait_ls.run import EDITOR_DENIAL
 from tests.lsp.run_support import run_client, write_project
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 
@@ -91,7 +91,7 @@ async def test_agent_run_with_approvals_and_elicitation(tmp_path: Path) -> None:
                 "saved 'Milk' (priority 2): buy milk",
                 "not saved: decline",
                 "not saved: cancel",
-                INTERACTIVE_DENIAL,
+                EDITOR_DENIAL,
             ]
             assert tool_messages(llm) == [results[:i] for i in range(6)]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from lait_core.engine.policy import INTERACTIVE_DENIAL
+from lait_ls.run import EDITOR_DENIAL
 from tests.lsp.run_support import RunClient, run_client, write_project
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 
@@ -126,7 +126,7 @@ async def test_workflow_run_with_every_answer(tmp_path: Path) -> None:
                 "saved 'Milk' (priority 2): buy milk",
                 "not saved: decline",
                 "not saved: cancel",
-                INTERACTIVE_DENIAL,
+                EDITOR_DENIAL,
             ]
             assert first_paragraphs(llm) == [results[:i] for i in range(6)]
             assert llm.bodies[0]["messages"][-1] == {"role": "user", "content": "Work on food"}
@@ -195,7 +195,7 @@ async def test_client_without_lait_gets_the_fallbacks(tmp_path: Path) -> None:
                 "HI",
                 "not saved: decline",
                 "not saved: decline",
-                INTERACTIVE_DENIAL,
+                EDITOR_DENIAL,
             ]
             logs = [m.message for m in client.log_messages if "elicitation" in m.message]
             assert len(logs) == 2 and "no experimental.lait capability" in logs[0]

@@ -113,7 +113,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     return;
   }
   output.appendLine(`lait: starting ${found.command} (from ${found.source})`);
-  const serverOptions: ServerOptions = { command: found.command, args: config.get<string[]>("server.args") ?? [] };
+  // Runs started from the editor use the server's working directory for shell tools, `run:` steps
+  // and `write:` paths, as `lait run` uses the shell's: start it in the (first) workspace folder.
+  const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const serverOptions: ServerOptions = {
+    command: found.command,
+    args: config.get<string[]>("server.args") ?? [],
+    options: cwd ? { cwd } : undefined,
+  };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: "file", language: "yaml" },

@@ -96,8 +96,11 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
     assert model is not None
     started = now()
 
-    def finished(status: str) -> None:
-        run.event(StepFinished(label, step.kind, number, now() - started, status, frame.prefix, run.run_id))
+    def finished(status: str, error: BaseException | None = None) -> None:
+        text = error_text(error) if error is not None else None
+        run.event(
+            StepFinished(label, step.kind, number, now() - started, status, frame.prefix, run.run_id, text)
+        )
 
     if model.when is not None:
         try:
@@ -118,7 +121,7 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
     except Exception as exc:
         handlers = call.children("on_error")
         if not handlers:
-            finished("failed")
+            finished("failed", exc)
             if isinstance(exc, StepTimedOut) and exc.label == label:
                 raise
             raise StepFailed(label, exc) from exc
@@ -130,7 +133,7 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
             finished("ok")
             raise
         except Exception as inner:
-            finished("failed")
+            finished("failed", inner)
             raise StepFailed(label, inner) from inner
     if step.id is not None:
         frame.steps[step.id] = value
