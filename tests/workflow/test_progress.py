@@ -79,3 +79,23 @@ async def test_progress_lines_on_stderr(wf: Harness) -> None:
         "    -> step failed, running 'on_error': command 'sh' failed (exit status: 1)",
         "[7] step-7 (jq)",
     ]
+
+
+async def test_failed_step_event_carries_the_error(wf: Harness) -> None:
+    """Editors show why a step failed: ``StepFinished(status='failed')`` has the error text."""
+    from lait_core.engine.interaction import HeadlessInteraction, StepFinished
+    from lait_core.engine.workflow import StepFailed
+
+    path = wf.write("w.yml", "steps:\n  - id: ok\n    jq: '1'\n  - id: bad\n    run: [sh, -c, 'exit 3']\n")
+    interaction = HeadlessInteraction()
+    async with RunSession.open(Config(), wf.root, interaction) as session:
+        try:
+            await run_workflow(session, path, prompt="x")
+        except StepFailed:
+            pass
+        else:
+            raise AssertionError("the run should fail")
+    finished = {e.label: e for e in interaction.of_type(StepFinished)}
+    assert finished["ok"].status == "ok" and finished["ok"].error is None
+    assert finished["bad"].status == "failed"
+    assert finished["bad"].error is not None and "exit" in finished["bad"].error
