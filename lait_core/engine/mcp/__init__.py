@@ -4,6 +4,7 @@ connection per server (:mod:`.connection`), tool listing with its limits and cac
 (:mod:`.elicitation`). The tool source and the per-run pool are in
 :mod:`lait_core.engine.tools.mcp`.
 
-Every module here except :mod:`.limits`, :mod:`.errors` and :mod:`.render` imports the ``mcp``
-SDK (about 0.5 s), so they are imported only when a server is first used.
+:mod:`.connection`, :mod:`.stdio`, :mod:`.http` and :mod:`.elicitation` import the ``mcp`` SDK
+(about 0.5 s); they are imported only when a server is first connected. :mod:`.limits`,
+:mod:`.errors`, :mod:`.render`, :mod:`.spec` and :mod:`.listing` are light.
 """
