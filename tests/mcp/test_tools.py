@@ -163,6 +163,8 @@ async def test_sampling_and_roots_get_method_not_found(pools: Pools) -> None:
     source = pools({"old": peer("--legacy")}).source("old")
     text = (await call(source, "sample_it")).text.split("\n\n")[0]
     assert text == "error: -32601 Method not found | error: -32601 Method not found"
+    caps = (await call(source, "client_caps")).text.split("\n\n")[0]
+    assert caps == "lait ['elicitation'] ['form', 'url']"  # only elicitation, always advertised
 
 
 async def test_server_stderr_goes_to_the_given_stream(pools: Pools) -> None:

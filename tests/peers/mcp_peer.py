@@ -169,6 +169,15 @@ def build(args: argparse.Namespace) -> MCPServer:
         return f"cwd={os.getcwd()} env={os.environ.get('LAIT_PEER_VAR', '')} home={os.environ.get('LAIT_INHERITED', '')}"
 
     @server.tool()
+    async def client_caps(ctx: Context) -> str:
+        """The client's advertised capabilities and info (2025-11-25 sessions)."""
+        params = ctx.session.client_params
+        if params is None:
+            return "unknown"
+        caps = params.capabilities.model_dump(exclude_none=True, by_alias=True)
+        return f"{params.client_info.name} {sorted(caps)} {sorted(caps.get('elicitation', {}))}"
+
+    @server.tool()
     async def sample_it(ctx: Context) -> str:
         """Sends sampling/createMessage and roots/list (2025-11-25 sessions)."""
         out = []
