@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lait_core.documents import models as m
+from lait_core.documents.config import resolve_gguf_paths
 from lait_core.documents.workflow import WorkflowDocument
 from lait_core.engine.interaction import Note, WorkflowStarted
 from lait_core.engine.workflow.errors import WorkflowError, WorkflowTimedOut
@@ -41,11 +42,16 @@ def merge_defaults(caller: m.WorkflowDefaults | None, own: m.WorkflowDefaults | 
     return base.model_copy(update={name: getattr(own, name) for name in own.model_fields_set})
 
 
+def own_models(wf: m.Workflow, path: Path) -> m.ModelMap:
+    """The workflow's embedded ``models:``, a relative ``provider.gguf`` joined onto its folder."""
+    return resolve_gguf_paths(wf.models or {}, path.parent)
+
+
 def top_scope(run: Run, path: Path, doc: WorkflowDocument, inputs: dict[str, Any]) -> FileScope:
     wf = workflow_model(doc)
     key = canonical(path)
     return FileScope(
-        run, key, doc, wf, inputs, merge_defaults(None, wf.default), dict(wf.models or {}), 0, (key,)
+        run, key, doc, wf, inputs, merge_defaults(None, wf.default), own_models(wf, path), 0, (key,)
     )
 
 
@@ -59,7 +65,7 @@ def child_scope(caller: FileScope, path: Path, doc: WorkflowDocument, inputs: di
         wf,
         inputs,
         merge_defaults(caller.defaults, wf.default),
-        {**caller.models, **(wf.models or {})},
+        {**caller.models, **own_models(wf, path)},
         caller.depth + 1,
         (*caller.chain, key),
     )

@@ -23,6 +23,7 @@ from lait_core.lint.checks.agents import (
     unknown_type_message,
 )
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
+from lait_core.lint.checks.gguf import check_gguf_files
 from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
 
@@ -100,6 +101,7 @@ class WorkflowChecks:
             for name, _k, value in sorted(agents.items(), key=lambda t: str(t[0])):
                 if isinstance(value, MappingNode):
                     check_agent_content(value, f"agent '{name}'", base, config, out, self.skip)
+        check_gguf_files(root, base, out)  # a workflow's own `models:` (relative to the workflow)
         self.references(doc, out)
         input_schema = root.get("input_schema")
         if input_schema is not None:
