@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli.conftest import EXAMPLES
 
-HEAVY = ("mcp", "pygls", "lsprotocol", "httpx", "httpx2", "anyio", "starlette", "llama_cpp", "jsonschema_rs")
+HEAVY = ("mcp", "pygls", "lsprotocol", "httpx", "httpx2", "anyio", "starlette", "llama_cpp")
 
 SNIPPET = f"""
 import json, sys
