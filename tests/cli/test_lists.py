@@ -11,6 +11,7 @@ def test_the_example_project(lait: Lait) -> None:
     workflows = lait("workflow", "list", cwd=EXAMPLES)
     assert (workflows.returncode, workflows.stderr) == (0, "")
     assert workflows.stdout == (
+        "offline  workflows/offline.yml  Search a folder with the grep tool on the built-in embedded model, offline.\n"
         "release  workflows/release.yml  Summarize merged changes in parallel and write release notes to a file.\n"
         "triage   workflows/triage.yml   Classify an incoming issue, ask for missing details and draft a reply.\n"
     )
