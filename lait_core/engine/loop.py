@@ -222,6 +222,7 @@ class ToolLoop:
         tool = self.tools.lookup(call.name)
         if tool is None:
             raise UnknownToolError(call.name)
+        tool.source.check(tool)  # hard errors (allowed_tools) before anyone is asked
         if self.options.approve_tools:
             command = tool.source.preview(tool, call.arguments) if tool.kind is ToolKind.SHELL else None
             request = ApprovalRequest(call.name, call.arguments, tool.kind.value, tool.server, command)

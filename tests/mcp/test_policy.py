@@ -118,3 +118,16 @@ async def test_tool_policy_and_approval_are_soft(
     assert [m.split("\n\n")[0] for m in tool_messages(llm_server)] == [INTERACTIVE_DENIAL, "approved"]
     calls = [line for line in marker.read_text().splitlines() if line.startswith("call ")]
     assert calls == ["call add 1 1", "call echo approved"]
+
+
+async def test_allowed_tools_refusal_is_never_put_to_the_approval_prompt(
+    pools: Pools, llm_server: ScriptedOpenAIServer
+) -> None:
+    """Seed 000: a tool outside ``allowed_tools`` is a hard error before any approval is asked."""
+    pool = pools({"some": peer(allowed_tools=["add"])})
+    tools = await ToolSet.assemble([pool.source("some")])
+    interaction = HeadlessInteraction("allow")
+    llm_server.push(tool_calls(call("some__echo", {"text": "x"})))
+    with pytest.raises(AllowedToolsError):
+        await loop(llm_server, tools, interaction=interaction)
+    assert interaction.approval_requests == []

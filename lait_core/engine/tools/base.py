@@ -55,6 +55,9 @@ _LIST_NOUNS = {ToolKind.AGENT: "subagent", ToolKind.SHELL: "tool", ToolKind.SKIL
 
 DEFAULT_PARAMETERS: JsonObject = {"type": "object", "properties": {}}
 
+MAX_TOOLS = 8192
+"""Tools in one tool set, all sources together (spec tools-mcp-cli 3.5)."""
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Tool:
@@ -103,6 +106,11 @@ class ToolSource(ABC):
     @abstractmethod
     async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
         """Run one call; ``arguments`` is the model's raw JSON text."""
+
+    def check(self, tool: Tool) -> None:
+        """Raise a hard error when the source refuses ``tool`` outright (MCP ``allowed_tools``).
+        The loop calls it before asking for approval, so a refused call is never put to a person."""
+        return None
 
     def preview(self, tool: Tool, arguments: str) -> tuple[str, ...] | None:
         """What the approval prompt shows besides the arguments (shell tools: the argv)."""
@@ -165,6 +173,11 @@ class ToolSet:
         tools: list[Tool] = []
         seen: dict[str, Tool] = {}
         for batch in listed:
+            if len(tools) + len(batch) > MAX_TOOLS:
+                raise ToolNameError(
+                    f"too many tools for one request: more than {MAX_TOOLS:,} (MCP servers, subagents, shell "
+                    "tools and skills together); offer fewer servers or narrow 'allowed_tools'"
+                )
             for tool in batch:
                 previous = seen.get(tool.qualified_name)
                 if previous is not None:
