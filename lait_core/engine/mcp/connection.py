@@ -211,7 +211,10 @@ class McpConnection:
         if task is None or task.done():
             self._retrieve()
             return
-        done, _ = await _shielded(asyncio.wait([task], timeout=_CLOSE_GRACE))
+        # A server still in its handshake has nothing to close politely: cancel at once (Ctrl-C
+        # while connecting must not wait for the grace period).
+        in_handshake = self._ready is None or not self._ready.done()
+        done, _ = await _shielded(asyncio.wait([task], timeout=0 if in_handshake else _CLOSE_GRACE))
         if not done:
             task.cancel()
             await _shielded(asyncio.wait([task]))
