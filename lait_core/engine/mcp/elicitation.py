@@ -49,10 +49,13 @@ def to_wire(result: ElicitationResult, interaction: Interaction, server: str) ->
 async def answer(
     server: str, params: Any, allowed: bool, interaction: Interaction | None
 ) -> types.ElicitResult:
-    """Ask ``interaction``; declined without asking when ``allow_elicitation`` is off or there is
-    no interaction (the seam still sees ``allowed`` for requests it is asked about)."""
-    if interaction is None or not allowed:
+    """Ask ``interaction``; declined when there is none. A request with ``allow_elicitation`` off
+    still reaches the interaction with ``allowed=False`` -- every implementation declines it without
+    asking anyone, but can say why (the editor logs it) -- and is declined whatever it answers."""
+    if interaction is None:
         return types.ElicitResult(action="decline")
     request = to_request(server, params, allowed)
     result = await interaction.elicit(request)
+    if not allowed:
+        return types.ElicitResult(action="decline")
     return to_wire(result, interaction, server)
