@@ -7,6 +7,7 @@ on first load only.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -104,6 +105,16 @@ class LocalModel:
         finally:
             self._lock.release()
 
+    def close(self) -> None:
+        """Free the llama context, unless a generation still holds it (then leave it be)."""
+        if not self._lock.acquire(timeout=1.0):
+            return
+        try:
+            with contextlib.suppress(Exception):
+                self._llama.close()
+        finally:
+            self._lock.release()
+
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
@@ -195,8 +206,20 @@ def load_model(path: Path, *, threads: int | None = None) -> LocalModel:
         except (ValueError, RuntimeError, OSError) as exc:
             raise ConfigurationError(f"cannot load '{path}' as a GGUF model: {exc}") from None
         model = LocalModel(Path(key), llama)
+        if not _MODELS:
+            atexit.register(_close_all)
         _MODELS[key] = model
         return model
+
+
+def _close_all() -> None:
+    """Free the models before interpreter shutdown: left to ``Llama.__del__``, freeing runs after
+    llama_cpp's module globals are gone and prints an ignored-exception traceback."""
+    with _LOAD_LOCK:
+        models = list(_MODELS.values())
+        _MODELS.clear()
+    for model in models:
+        model.close()
 
 
 def loaded_models() -> list[Path]:
