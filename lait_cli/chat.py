@@ -432,24 +432,11 @@ def read_prompt(prompt: str | None) -> str:
     """The prompt text after the stdin rules: ``-`` reads stdin; piped stdin is read too (appended
     after PROMPT as ``"{PROMPT}\\n\\n{piped}"``); whitespace-only piped text counts as absent and
     trailing ``\\r``/``\\n`` are stripped."""
-    piped: str | None = None
-    if prompt == "-" or not _stdin_is_tty():
-        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise fail("standard input is not UTF-8 text", 1) from None
-        text = text.removeprefix("\ufeff").rstrip("\r\n")
-        if text.strip():
-            piped = text
-    if prompt == "-":
-        if piped is None:
-            _usage_error("a PROMPT is required; provide one or pipe input via stdin (stdin was empty)")
-        return piped
-    if prompt is not None:
-        return prompt if piped is None else f"{prompt}\n\n{piped}"
-    if piped is not None:
-        return piped
+    from lait_cli.runner import read_optional_prompt
+
+    text = read_optional_prompt(prompt)
+    if text is not None:
+        return text
     if _stdin_is_tty():
         _usage_error(
             "a PROMPT is required; provide one or pipe input via stdin (the interactive REPL is not "

@@ -9,10 +9,11 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
 import typer
 
+from lait_cli.options import ConfigOption, NoConfigOption
 from lait_cli.runner import Common
 
 Section = Literal["workflows", "agents", "skills"]
@@ -38,12 +39,6 @@ skill_app = typer.Typer(
 def register(app: typer.Typer) -> None:
     app.add_typer(workflow_app, name="workflow", help="List the workflows registered in lait.config.yml.")
     app.add_typer(skill_app, name="skill", help="List the skills registered in lait.config.yml.")
-
-
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
-]
-NoConfigOption = Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")]
 
 
 @workflow_app.command(name="list", help="List the workflows registered under 'workflows:'.")

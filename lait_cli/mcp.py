@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from lait_cli.main import GLOBALS, fail
+from lait_cli.options import ConfigOption, NoConfigOption
 
 if TYPE_CHECKING:
     from lait_core.documents.models import Config, McpServerConfig
@@ -48,8 +49,6 @@ def register(app: typer.Typer) -> None:
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-ConfigOption = Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")]
-NoConfigFlag = Annotated[bool, typer.Option("--no-config", help="Read no config file.")]
 
 
 # -- config --------------------------------------------------------------------------------------
@@ -149,7 +148,7 @@ def server_json(name: str, server: McpServerConfig) -> dict[str, Any]:
     name="list", help="List the configured MCP servers (nothing is started); '*' marks those in default.mcp."
 )
 def list_servers(
-    as_json: JsonFlag = False, config: ConfigOption = None, no_config: NoConfigFlag = False
+    as_json: JsonFlag = False, config: ConfigOption = None, no_config: NoConfigOption = False
 ) -> None:
     loaded = load_servers(config, no_config).config
     servers = loaded.mcp_servers
@@ -184,7 +183,7 @@ def list_tools(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A server name from 'mcp_servers:'.")],
     as_json: JsonFlag = False,
     config: ConfigOption = None,
-    no_config: NoConfigFlag = False,
+    no_config: NoConfigOption = False,
 ) -> None:
     loaded = load_servers(config, no_config)
     tools = run_fetch(loaded, name)

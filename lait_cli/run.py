@@ -16,6 +16,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from lait_cli.main import fail
+from lait_cli.options import (
+    ApproveToolsOption,
+    ConfigOption,
+    JsonOption,
+    NoConfigOption,
+    NoHistoryOption,
+    OutputOption,
+    RenderOption,
+    ShowUsageOption,
+    VerboseOption,
+)
 from lait_cli.runner import Common, OutputOptions
 
 if TYPE_CHECKING:
@@ -46,26 +57,15 @@ def run(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the execution plan; call nothing.")
     ] = False,
-    output: Annotated[
-        str | None,
-        typer.Option("--output", "-o", metavar="PATH", help="Write the result to a file ('-': stdout)."),
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help='Print {"content","reasoning","usage"}.')] = False,
-    render: Annotated[bool, typer.Option("--render", help="Render the result as terminal Markdown.")] = False,
-    show_usage: Annotated[bool, typer.Option("--show-usage", help="Print token usage to stderr.")] = False,
-    no_history: Annotated[
-        bool, typer.Option("--no-history", help="Do not record the run (lait keeps no history yet).")
-    ] = False,
-    approve_tools: Annotated[
-        bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
-    ] = False,
-    config: Annotated[
-        Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
-    ] = None,
-    no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
-    verbose: Annotated[
-        int, typer.Option("--verbose", "-v", count=True, show_default=False, help="Debug output on stderr.")
-    ] = 0,
+    output: OutputOption = None,
+    json_out: JsonOption = False,
+    render: RenderOption = False,
+    show_usage: ShowUsageOption = False,
+    no_history: NoHistoryOption = False,
+    approve_tools: ApproveToolsOption = False,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+    verbose: VerboseOption = 0,
 ) -> None:
     from lait_cli.runner import finish
 

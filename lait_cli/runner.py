@@ -156,7 +156,6 @@ def read_optional_prompt(argument: str | None) -> str | None:
     return piped
 
 
-# -- failures ----------------------------------------------------------------------------------
 # -- running -----------------------------------------------------------------------------------
 def make_terminal(common: Common) -> ChatTerminal:
     """Progress and prompts on stderr, ``-v`` debug lines."""
