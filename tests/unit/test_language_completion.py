@@ -188,7 +188,7 @@ def test_a_fresh_line_under_a_list_offers_items_with_a_dash() -> None:
 def test_typed_indentation_does_not_pop_up_keys() -> None:
     assert labels("steps:\n  - prompt: hi\n    ‸\n", trigger=" ") == []
     assert labels("steps:\n  - ‸\n", trigger=" ") == STEP_KINDS + COMMON
-    assert labels("steps:\n  - prompt: hi\n    model: ‸\n", trigger=" ") == ["fast"]
+    assert labels("steps:\n  - prompt: hi\n    model: ‸\n", trigger=" ") == ["fast", "embedded"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,10 +229,10 @@ def test_typed_indentation_does_not_pop_up_keys() -> None:
         ("steps:\n  - agent: x\n    tools: [‸\n", W, ["grep"]),
         ("steps:\n  - prompt: x\n    subagents: [‸\n", W, ["reviewer"]),
         ("steps:\n  - prompt: x\n    skills: [‸\n", W, ["release"]),
-        ("default:\n  model: ‸\nsteps: []\n", W, ["fast"]),
-        ("default:\n  compaction:\n    model: ‸\n", C, ["fast"]),
-        ("prompts:\n  p:\n    template: x\n    model: ‸\n", C, ["fast"]),
-        ("---\nmodel: ‸\n---\n", A, ["fast"]),
+        ("default:\n  model: ‸\nsteps: []\n", W, ["fast", "embedded"]),
+        ("default:\n  compaction:\n    model: ‸\n", C, ["fast", "embedded"]),
+        ("prompts:\n  p:\n    template: x\n    model: ‸\n", C, ["fast", "embedded"]),
+        ("---\nmodel: ‸\n---\n", A, ["fast", "embedded"]),
         ("---\nmcp:\n  - ‸\n---\n", A, ["fs", "git"]),
         ("steps:\n  - workflow: ‸\n", W, ["nightly"]),
         ("steps:\n  - decide: {q: {type: noul}}\n    model: ‸\n", W, []),
@@ -266,7 +266,7 @@ def test_names_defined_in_the_document() -> None:
     assert labels(head + "input_schema: ‸\nsteps: []\n") == ["answer"]
     assert labels(head + "steps:\n  - prompt: x\n    output_schema: ‸\n") == ["answer"]
     got = items(head + "steps:\n  - prompt: x\n    model: ‸\n")
-    assert [i.label for i in got] == ["local", "fast"]
+    assert [i.label for i in got] == ["local", "fast", "embedded"]
     assert got[0].detail == "model alias (this workflow)" and "`tiny`" in got[0].documentation
     agents = items(head + "steps:\n  - agent: ‸\n")
     assert [i.label for i in agents] == ["helper", "reviewer"]
