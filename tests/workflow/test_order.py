@@ -28,7 +28,7 @@ record/replay, cache, trace and test/eval are out of scope for now):
  9 loops: max_iterations, while/until, break   test_control.py::test_while_*, ::test_until_*, ::test_for_each_sequential_*
 10 child workflows                             test_children.py (all)
 11 agent reference heuristic, user message     test_llm_steps.py::test_agent_step_*
-12 subagents                                   agent helper's tests (tests/engine); used here via run_agent
+12 subagents                                   tests/engine/test_subagents.py (naming, both shapes, depth 16, cycles, own settings)
 13 Structured Outputs                          test_llm_steps.py::test_prompt_output_schema_*
 14 partial schema validator                    test_inputs.py::test_inputs_binding_rules, test_llm_steps.py::test_prompt_input_schema_blocks_the_call
 15 ask/run/write/files rules                   test_steps.py::test_ask_*, ::test_run_never_uses_a_shell, ::test_write_never_creates_parent_directories,
@@ -36,8 +36,10 @@ record/replay, cache, trace and test/eval are out of scope for now):
 16 progress lines and stdout contract          test_progress.py (all), test_cli_acceptance.py (stdout = result only, exit codes)
 17 path bases                                  test_children.py::test_child_paths_are_relative_to_the_calling_file,
                                                 ::test_registry_child_resolves_against_the_config_dir
-18 dry run / graph                             CLI helper's tests (plan.py); the rest is out of scope
-19 config-level settings                       test_llm_steps.py::test_prompt_step_with_a_shell_tool
+18 dry run / graph                             tests/unit/test_plan.py, tests/cli/test_graph.py, tests/cli/test_run_cli.py (--dry-run);
+                                                checkpoints, cassettes, cache, trace, test/eval are out of scope
+19 config-level settings                       test_llm_steps.py::test_prompt_step_with_a_shell_tool,
+                                                tests/engine/test_skills.py (progressive disclosure), tests/engine/test_conversation.py
 20 resource limits                             test_steps.py::test_run_step_failure_includes_stderr_and_status (process caps live in process.py),
                                                 jq limits in tests/unit/test_jq.py
 """
