@@ -180,3 +180,34 @@ async def test_tool_source_shape(pools: Pools) -> None:
     tools: list[Tool] = await source.list_tools()
     assert all(t.server == "peer" and t.source is source for t in tools)
     assert len(pools.pids) == 1
+
+
+async def test_headers_are_sent_on_every_request(pools: Pools, http_peer: HttpPeer) -> None:
+    cfg = McpServerConfig(url=http_peer.url, headers={"X-Lait-Token": "Bearer ${TOKEN}"})
+    source = pools({"web": cfg}, environ={"TOKEN": "secret-1"}).source("web")
+    first_call = await call(source, "header", {"name": "x-lait-token"})
+    second_call = await call(source, "header", {"name": "x-lait-token"})
+    assert first_call.text.split("\n\n")[0] == second_call.text.split("\n\n")[0] == "Bearer secret-1"
+    assert (await call(source, "header", {"name": "x-not-sent"})).text.startswith("<absent>\n\n")
+
+
+async def test_modern_sampling_and_roots_requests_are_refused(pools: Pools) -> None:
+    """2026-07-28: sampling/roots inside an ``input_required`` result get "method not found",
+    which the SDK turns into a failed call (a protocol error: aborts, evicts)."""
+    pool = pools({"peer": peer()})
+    source = pool.source("peer")
+    with pytest.raises(McpError, match=r"calling tool 'sample_modern' failed: .*Method not found"):
+        await call(source, "sample_modern")
+    assert (await call(source, "add", {"a": 1, "b": 1})).text.startswith("2")
+    assert len(pools.pids) == 2  # the failed call evicted the first connection
+
+
+def test_default_limits_are_the_specified_ones() -> None:
+    from lait_core.engine.mcp.limits import DEFAULT_LIMITS
+    from lait_core.engine.tools.mcp import McpPool
+
+    limits = McpPool({}, base_dir=REPO).limits
+    assert limits is DEFAULT_LIMITS
+    assert (limits.timeout, limits.handshake_timeout) == (300.0, 300.0)
+    assert limits.frame_bytes == 16 * 1024 * 1024 == limits.metadata_bytes
+    assert (limits.page_tools, limits.total_tools, limits.pages) == (1024, 8192, 128)

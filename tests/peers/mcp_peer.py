@@ -24,6 +24,7 @@ import mcp_types as types
 from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n-lait-test-image").decode()
@@ -194,6 +195,38 @@ def build(args: argparse.Namespace) -> MCPServer:
             except Exception as exc:
                 out.append(f"error: {getattr(getattr(exc, 'error', None), 'code', '')} {exc}")
         return " | ".join(out)
+
+    @server.tool()
+    async def sample_modern(ctx: Context) -> str | types.InputRequiredResult:
+        """Asks for sampling and roots in an ``input_required`` result (2026-07-28 sessions)."""
+        responses = ctx.input_responses
+        if not responses:
+            message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text="hi"))
+            return types.InputRequiredResult(
+                input_requests={
+                    "sample": types.CreateMessageRequest(
+                        params=types.CreateMessageRequestParams(messages=[message], max_tokens=5)
+                    ),
+                    "roots": types.ListRootsRequest(),
+                },
+                request_state="peer-state",
+            )
+        return "answered: " + ", ".join(sorted(responses))
+
+    @server.tool()
+    def protocol_error() -> str:
+        """Answers tools/call with a JSON-RPC error (not an isError result)."""
+        mark("call protocol_error")
+        raise MCPError(code=types.INVALID_PARAMS, message="the peer refuses this call")
+
+    @server.tool()
+    async def header(name: str, ctx: Context) -> str:
+        """The value of HTTP request header ``name`` on this call (streamable HTTP only)."""
+        request = ctx.request_context.request
+        headers = getattr(request, "headers", None)
+        if headers is None:
+            return "no HTTP request"
+        return str(headers.get(name, "<absent>"))
 
     low = server._lowlevel_server
     if args.many or marker:
