@@ -1,7 +1,9 @@
 """The stdio transport (spec 3.2), our own rather than the SDK's ``stdio_client``: the child gets
 the whole inherited environment plus ``env:`` (the SDK passes an allowlist), leads its own
 process group, may send frames of at most ``frame_bytes``, and on close has its stdin closed and
-its whole group killed and reaped at once. Its stderr goes to lait's stderr (the file given, by
+its whole group killed and reaped at once. When the server exits while something else of its
+group keeps its stdout open, the group is killed so the connection fails at once instead of at
+the request timeout. Its stderr goes to lait's stderr (the file given, by
 file descriptor when it has one, else copied line by line).
 """
 
@@ -21,9 +23,13 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from lait_core.engine.mcp.errors import McpError
-from lait_core.engine.process import exit_status_text, kill_and_reap
+from lait_core.engine.process import exit_status_text, kill_and_reap, kill_group
 
 _READ_SIZE = 64 * 1024
+_EXIT_POLL = 0.1
+_EXIT_GRACE = 0.5
+"""Seconds a server's stdout may stay open after the server exited (something else in its group
+still holds the pipe, e.g. a background child) before the group is killed to end the connection."""
 
 
 @dataclass(slots=True)
@@ -147,9 +153,22 @@ async def stdio_transport(
                 copy_to.write(line.decode("utf-8", "replace"))
                 copy_to.flush()
 
+    async def watch_exit() -> None:
+        # ``proc.wait()`` also waits for the pipes, which a surviving group member may hold open;
+        # the return code is known as soon as the server itself exits.
+        while proc.returncode is None:
+            await asyncio.sleep(_EXIT_POLL)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _EXIT_GRACE
+        while not tasks[0].done() and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        if not tasks[0].done():
+            kill_group(proc.pid, posix)  # the pipe closes with them: pending requests fail now
+
     tasks = [asyncio.ensure_future(read_stdout()), asyncio.ensure_future(write_stdin())]
     if copy_to is not None:
         tasks.append(asyncio.ensure_future(copy_stderr()))
+    tasks.append(asyncio.ensure_future(watch_exit()))
     try:
         if on_spawn is not None:
             on_spawn(proc.pid)
