@@ -105,6 +105,25 @@ async def test_nested_subagents_and_cycle(llm_server: ScriptedOpenAIServer, tmp_
     assert [system_of(x) for x in llm_server.bodies] == ["I am A", "I am B"]
 
 
+async def test_cycle_through_a_symlinked_path(llm_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    """The cycle check compares canonical paths: `alias` is a.md reached through a symlink."""
+    write(tmp_path / "a.md", "---\nsubagents: [b]\n---\nI am A")
+    write(tmp_path / "b.md", "---\nsubagents: [alias]\n---\nI am B")
+    (tmp_path / "link").symlink_to(tmp_path, target_is_directory=True)
+    config = make_config(llm_server, tmp_path, agents={"a": "a.md", "b": "b.md", "alias": "link/a.md"})
+    agent = load_agent("a", config=config, config_dir=tmp_path, base_dir=tmp_path)
+    llm_server.push(
+        tool_calls(call("agent__b", {"input": "x"}, id="c1")),
+        tool_calls(call("agent__alias", {"input": "y"}, id="c2")),
+    )
+    async with open_session(config, tmp_path) as session:
+        with pytest.raises(SubagentError) as info:
+            await run_agent(session, agent, "start")
+    a, b = (tmp_path / "a.md").resolve(), (tmp_path / "b.md").resolve()
+    assert str(info.value) == f"subagent cycle: {a} -> {b} -> {a}"
+    assert len(llm_server.bodies) == 2
+
+
 async def test_depth_limit(llm_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
     names = [f"d{i}" for i in range(MAX_DEPTH + 2)]
     for i, name in enumerate(names[:-1]):
