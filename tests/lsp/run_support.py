@@ -103,8 +103,9 @@ def make_client() -> RunClient:
 
 @contextlib.asynccontextmanager
 async def run_client(
-    tmp_path: Path, *, lait: bool = True, approve: str = "always", progress: bool = True
+    tmp_path: Path, *, lait: bool = True, approve: str | None = "always", progress: bool = True
 ) -> AsyncIterator[RunClient]:
+    """``approve=None``: no ``approveTools`` setting at all (the server's default)."""
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "PYTHONPATH": str(ROOT)}
     config = ClientServerConfig(server_command=SERVER, server_env=env, client_factory=make_client)
     client = await config.start()
@@ -119,7 +120,7 @@ async def run_client(
                 ),
             ),
             root_uri=tmp_path.as_uri(),
-            initialization_options={"debounce": 0, "approveTools": approve},
+            initialization_options={"debounce": 0, **({"approveTools": approve} if approve else {})},
         )
     )
     try:
