@@ -34,8 +34,7 @@ async def test_hang_times_out_evicts_and_reconnects(pools: Pools, tmp_path: Path
     assert (await call(source, "add", {"a": 1, "b": 1})).text.startswith("2")
     assert len(pools.pids) == 2
     # the cached tool list survived the failed call: the second connection called without listing
-    # (the SDK lists once after a call, for the output schema)
-    assert marker.read_text().startswith("list None\ncall hang\ncall add 1 1\n")
+    assert marker.read_text() == "list None\ncall hang\ncall add 1 1\n"
 
 
 async def test_crash_mid_call_is_a_hard_error_naming_the_exit(pools: Pools) -> None:
@@ -200,3 +199,28 @@ async def test_crash_kills_the_whole_process_group(pools: Pools, hold_stdout: bo
     assert (await call(source, "add", {"a": 2, "b": 2})).text.startswith("4")
     assert len(group_alive(pools.pids[1])) == 2
     # the pools fixture closes the pool and asserts the second group is gone as well
+
+
+async def test_listing_expires_after_ttl(pools: Pools, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    source = pools({"peer": peer("--marker", str(marker), "--ttl-ms", "400")}).source("peer")
+    await source.list_tools()
+    await source.list_tools()
+    assert marker.read_text().count("list None") == 1  # within ttlMs: cached
+    await asyncio.sleep(0.5)
+    await source.list_tools()
+    assert marker.read_text().count("list None") == 2  # expired: listed again
+
+
+async def test_public_listing_outlives_its_connection(pools: Pools, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    source = pools({"peer": peer("--marker", str(marker), "--ttl-ms", "60000", "--scope", "public")}).source(
+        "peer"
+    )
+    await source.list_tools()
+    with pytest.raises(McpError):
+        await call(source, "crash")
+    await source.list_tools()
+    assert (await call(source, "add", {"a": 1, "b": 1})).text.startswith("2")
+    assert len(pools.pids) == 2
+    assert marker.read_text().count("list None") == 1

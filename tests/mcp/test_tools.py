@@ -211,3 +211,12 @@ def test_default_limits_are_the_specified_ones() -> None:
     assert (limits.timeout, limits.handshake_timeout) == (300.0, 300.0)
     assert limits.frame_bytes == 16 * 1024 * 1024 == limits.metadata_bytes
     assert (limits.page_tools, limits.total_tools, limits.pages) == (1024, 8192, 128)
+
+
+async def test_output_schema_is_not_enforced(pools: Pools) -> None:
+    """Spec 3.5: the output schema is ignored (only counted in the byte budget); a result that
+    does not match it still goes to the model."""
+    source = pools({"peer": peer("--odd-output-schema")}).source("peer")
+    [echo] = [t for t in await source.list_tools() if t.name == "echo"]
+    result = await source.call(echo, '{"text": "free-form"}', CTX)
+    assert result == ToolResult('free-form\n\nstructuredContent:\n{"result":"free-form"}')

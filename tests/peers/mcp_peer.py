@@ -9,6 +9,7 @@
 * ``--many N``: additionally list N tools ``t0``...``t<N-1>`` over pages of ``--page-size``.
 * ``--ttl-ms``/``--scope``: the ``tools/list`` cache hints (2026-07-28).
 * ``--marker FILE``: append one line per ``tools/list`` and ``tools/call`` (what the server saw).
+* ``--odd-output-schema``: list ``echo`` with an ``outputSchema`` its results do not match.
 """
 
 from __future__ import annotations
@@ -229,13 +230,21 @@ def build(args: argparse.Namespace) -> MCPServer:
         return str(headers.get(name, "<absent>"))
 
     low = server._lowlevel_server
-    if args.many or marker:
+    if args.many or marker or args.odd_output_schema:
         original = low._request_handlers["tools/list"]
 
         async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
             cursor = params.cursor if params else None
             mark(f"list {cursor}")
             base = await original.handler(ctx, params)
+            if args.odd_output_schema:
+                for tool in base.tools:
+                    if tool.name == "echo":  # its structuredContent ({"result": ...}) does not match
+                        tool.output_schema = {
+                            "type": "object",
+                            "required": ["n"],
+                            "properties": {"n": {"type": "integer"}},
+                        }
             if not args.many:
                 return base
             start = int(cursor) if cursor else 0
@@ -281,6 +290,7 @@ def main() -> None:
     parser.add_argument("--ttl-ms", type=int, default=None)
     parser.add_argument("--scope", default="private")
     parser.add_argument("--marker", default=None)
+    parser.add_argument("--odd-output-schema", action="store_true")
     args = parser.parse_args()
     server = build(args)
     if args.http is None and args.legacy:

@@ -46,9 +46,16 @@ async def _method_not_found(ctx: ClientRequestContext, request: Any) -> types.Er
     return types.ErrorData(code=types.METHOD_NOT_FOUND, message="Method not found")
 
 
+async def _no_output_validation(name: str, result: types.CallToolResult) -> None:
+    """Spec 3.5: the output schema is ignored. The SDK would validate ``structuredContent``
+    against it (failing the call on a mismatch) and, for a tool it has not listed on this
+    connection, first send its own unpaginated ``tools/list`` -- past lait's cache and limits."""
+
+
 class _LaitClient(Client):
     """The SDK client, with sampling and roots requests answered "method not found" (the SDK's
-    defaults answer "invalid request") while still not advertising either capability."""
+    defaults answer "invalid request") while still not advertising either capability, and
+    without the SDK's output-schema validation of call results."""
 
     async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
         session = await super()._build_session(exit_stack)
@@ -62,6 +69,7 @@ class _LaitClient(Client):
             return await _method_not_found(ctx, request)
 
         session.dispatch_input_request = dispatch_input_request  # type: ignore[method-assign]
+        session.validate_tool_result = _no_output_validation  # type: ignore[method-assign]
         return session
 
 
