@@ -137,11 +137,19 @@ async def execute(
     run_id = params.run_id or f"run-{uuid.uuid4().hex[:12]}"
     path = ls.path_of(params.uri)
     kind = params.kind or (("agent" if path.suffix.lower() == ".md" else "workflow") if path else "workflow")
+    if run_id in state.active:
+        from pygls.exceptions import JsonRpcInvalidParams
+
+        raise JsonRpcInvalidParams(f"runId '{run_id}' is already running")
     task = asyncio.current_task()
-    title = f"lait: {'dry run' if params.dry_run else 'run'} {path.name if path else params.uri}"
-    progress = await RunProgress.start(ls, work_done_token, run_id, title, task)
-    if task is not None:
+    if task is not None:  # before the first await: a second request with this runId is refused
         state.active[run_id] = task
+    title = f"lait: {'dry run' if params.dry_run else 'run'} {path.name if path else params.uri}"
+    try:
+        progress = await RunProgress.start(ls, work_done_token, run_id, title, task)
+    except BaseException:
+        state.active.pop(run_id, None)
+        raise
     interaction = EditorInteraction(
         ls, run_id, state.dialogs, lait_client=client_speaks_lait(ls), on_event=progress.on_event
     )
@@ -391,8 +399,6 @@ def register(server: LaitServer) -> None:
             run = protocol.RunParams.parse(params)
         except protocol.ProtocolError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
-        if run.run_id is not None and run.run_id in state_of(ls).active:
-            raise JsonRpcInvalidParams(f"{protocol.RUN}: runId '{run.run_id}' is already running")
         token = params.get("workDoneToken") if isinstance(params, Mapping) else None
         return await execute(ls, run, token if isinstance(token, str | int) else None)
 

@@ -5,6 +5,7 @@ located errors -- never a traceback."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,21 @@ async def test_bad_input_is_a_located_error(tmp_path: Path) -> None:
             assert no_config["error"].startswith(f"lait: {config}:"), no_config["error"]
             assert client.events_of("k1")[-1]["error"] == no_config["error"]
             assert client.dialogs == []
+
+
+async def test_a_run_id_in_use_is_refused_even_when_sent_back_to_back(tmp_path: Path) -> None:
+    """The second request arrives while the first still creates its progress token."""
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        agent = agent_file(tmp_path)
+        llm.push(tool_calls(call("tool__shout", {"text": "x"})), text("done"))
+        async with run_client(tmp_path) as client:
+            client.answer("lait/approveToolCall", {"decision": "once"})
+            params = {"uri": agent.as_uri(), "kind": "agent", "prompt": "p", "runId": "same"}
+            first = client.protocol.send_request_async("lait/run", params)
+            second = client.protocol.send_request_async("lait/run", params)
+            results = await asyncio.gather(first, second, return_exceptions=True)
+            assert results[0] == {"runId": "same", "status": "ok", "output": "done"}, results
+            assert isinstance(results[1], JsonRpcException), results
+            assert "runId 'same' is already running" in str(results[1])
+            assert len(client.dialogs) == 1 and len(llm.bodies) == 2
