@@ -134,3 +134,42 @@ async def test_sigterm_to_the_server_kills_the_children_of_runs(tmp_path: Path) 
             assert await wait_until(lambda: not any(pid_alive(p) for p in started), 5), [
                 p for p in started if pid_alive(p)
             ]
+
+
+async def test_cancelling_one_run_hands_the_dialog_to_the_run_waiting_for_it(tmp_path: Path) -> None:
+    """Two runs in flight; the first hangs in its approval dialog, the second waits for the dialog
+    lock. Cancelling the first withdraws its dialog and the second run's dialog comes up and finishes."""
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        agent = tmp_path / "agents" / "sleeper.md"
+        agent.parent.mkdir()
+        agent.write_text(AGENT, encoding="utf-8")
+        llm.push(
+            tool_calls(call("tool__shout", {"text": "one"}, id="c1")),
+            tool_calls(call("tool__shout", {"text": "two"}, id="c2")),
+            text("second run done"),
+        )
+        async with run_client(tmp_path) as client:
+            client.answer("lait/approveToolCall", HANG, {"decision": "once"})
+            first = client.protocol.send_request(
+                "lait/run",
+                {"uri": agent.as_uri(), "kind": "agent", "prompt": "a", "runId": "r1"},
+                msg_id="run-1",
+            )
+            assert await wait_until(lambda: len(client.dialogs) == 1, 30)
+            second = client.protocol.send_request_async(
+                "lait/run", {"uri": agent.as_uri(), "kind": "agent", "prompt": "b", "runId": "r2"}
+            )
+            second_task = asyncio.ensure_future(second)
+            assert await wait_until(lambda: len(llm.bodies) == 2, 30)  # r2 asked for its tool call
+            await asyncio.sleep(0.3)
+            assert len(client.dialogs) == 1 and not second_task.done()  # ...and waits for the dialog
+            client.cancel_request(lsp.CancelParams(id="run-1"))
+            with pytest.raises(Exception, match="cancel"):
+                await asyncio.wait_for(asyncio.wrap_future(first), 20)
+            result = await asyncio.wait_for(second_task, 20)
+            assert result == {"runId": "r2", "status": "ok", "output": "second run done"}
+            assert [p["runId"] for _, p in client.dialogs] == ["r1", "r2"]
+            assert client.withdrawn == 1 and client.peak == 1
+            tool_results = [m["content"] for m in llm.bodies[-1]["messages"] if m["role"] == "tool"]
+            assert tool_results == ["TWO"]
