@@ -12,10 +12,11 @@ from typing import TextIO
 
 import pytest
 
+from lait_core.documents.models import McpServerConfig
 from lait_core.engine.interaction import HeadlessInteraction, Interaction, PromptState, TerminalInteraction
 from lait_core.engine.tools.base import CallContext, ToolResult
 from lait_core.engine.tools.mcp import McpToolSource
-from tests.mcp.conftest import Pools, peer
+from tests.mcp.conftest import HttpPeer, Pools, peer
 
 
 class Pty:
@@ -156,3 +157,44 @@ async def test_input_required_rounds_are_bounded(pools: Pools) -> None:
         "'ask_forever'; lait gave up"
     )
     assert first(await run(source, "add", '{"a": 1, "b": 2}', HeadlessInteraction())) == "3"
+
+
+async def test_input_required_rounds_over_http(pools: Pools, http_peer: HttpPeer, pty: Pty) -> None:
+    source = pools({"web": McpServerConfig(url=http_peer.url, allow_elicitation=True)}).source("web")
+    pty.type('{"name": "Osaka"}', "cancel")
+    result = await run(source, "greet", GREET, pty.interaction())
+    assert first(result) == "hi, Osaka! (cancel; proto 2026-07-28)"
+    assert "mcp_servers.web: hi: what is your name?\n" in pty.stderr.getvalue()
+
+
+async def test_a_read_error_declines_with_a_note(pools: Pools) -> None:
+    master, slave = os.openpty()
+    stdin = open(slave, encoding="utf-8")  # noqa: SIM115
+    err = io.StringIO()
+    try:
+        interaction = TerminalInteraction(stdin=stdin, stderr=err, stdout=io.StringIO(), state=PromptState())
+        source = pools({"peer": peer(allow_elicitation=True)}).source("peer")
+        task = asyncio.create_task(run(source, "greet", GREET, interaction))
+        for _ in range(400):
+            if "'decline' / 'cancel': " in err.getvalue():
+                break
+            await asyncio.sleep(0.025)
+        os.close(master)  # the terminal goes away while lait reads the answer (EIO)
+        result = await task
+    finally:
+        stdin.close()
+    assert first(result) == "hi, <decline>! (decline; proto 2026-07-28)"
+    # the first question: a note; the second: no longer a terminal, declined without a prompt
+    assert err.getvalue().count("note: could not read the answer; declining\n") == 1
+    assert err.getvalue().count("mcp_servers.peer:") == 1
+
+
+async def test_an_unknown_mode_is_declined_without_a_prompt(pty: Pty) -> None:
+    from types import SimpleNamespace
+
+    from lait_core.engine.mcp import elicitation
+
+    params = SimpleNamespace(mode="telepathy", message="think of a number")
+    answer = await elicitation.answer("future", params, True, pty.interaction())
+    assert answer.action == "decline"
+    assert pty.stderr.getvalue() == ""
