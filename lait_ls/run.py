@@ -161,6 +161,8 @@ async def execute(
             raise RunFailed(f"cannot run '{params.uri}': not a file URI")
         if not path.is_file():
             raise RunFailed(f"cannot run '{path}': no such file (save it first)")
+        if _unsaved(ls, params.uri, path):
+            notify(ls, run_id, {"type": "warning", "message": UNSAVED.format(name=path.name)})
         output = await _run(ls, state, interaction, path, kind, params)
         status = "ok"
     except asyncio.CancelledError:
@@ -182,6 +184,20 @@ async def execute(
         state.active.pop(run_id, None)
         state.children.pop(run_id, None)
     return protocol.run_result(run_id, status, output, error)
+
+
+UNSAVED = "'{name}' has unsaved changes in the editor: running the saved file"
+
+
+def _unsaved(ls: LaitServer, uri: str, path: Path) -> bool:
+    """Is ``uri`` open in the editor with a text other than the file's (a run reads the file)?"""
+    if uri not in ls.open_uris:
+        return False
+    try:
+        saved = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return ls.text_of(uri).replace("\r\n", "\n") != saved.replace("\r\n", "\n")
 
 
 def notify(ls: LaitServer, run_id: str, event: Mapping[str, Any]) -> None:

@@ -171,3 +171,41 @@ async def test_a_run_id_in_use_is_refused_even_when_sent_back_to_back(tmp_path: 
             assert isinstance(results[1], JsonRpcException), results
             assert "runId 'same' is already running" in str(results[1])
             assert len(client.dialogs) == 1 and len(llm.bodies) == 2
+
+
+async def test_a_run_of_a_file_with_unsaved_changes_warns(tmp_path: Path) -> None:
+    """A run reads the saved file; when the editor's buffer differs, the run says so first."""
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        flow = tmp_path / "workflows" / "echo.yml"
+        flow.parent.mkdir()
+        saved = "steps:\n  - jq: '\"saved\"'\n"
+        flow.write_text(saved, encoding="utf-8")
+        async with run_client(tmp_path) as client:
+
+            async def run(run_id: str, buffer: str) -> list[dict[str, object]]:
+                client.text_document_did_open(
+                    lsp.DidOpenTextDocumentParams(
+                        text_document=lsp.TextDocumentItem(
+                            uri=flow.as_uri(), language_id="yaml", version=1, text=buffer
+                        )
+                    )
+                )
+                result = await client.protocol.send_request_async(
+                    "lait/run", {"uri": flow.as_uri(), "prompt": "p", "runId": run_id}
+                )
+                assert (result["status"], result["output"]) == ("ok", "saved")
+                client.text_document_did_close(
+                    lsp.DidCloseTextDocumentParams(
+                        text_document=lsp.TextDocumentIdentifier(uri=flow.as_uri())
+                    )
+                )
+                return [e for e in client.events_of(run_id) if e["type"] == "warning"]
+
+            assert await run("s1", saved.replace("\n", "\r\n")) == []
+            assert await run("s2", saved.replace("saved", "edited")) == [
+                {
+                    "type": "warning",
+                    "message": "'echo.yml' has unsaved changes in the editor: running the saved file",
+                }
+            ]
