@@ -159,7 +159,11 @@ function M.approve(params)
   local lines = { string.format("lait: allow tool %s%s?", params.tool, params.server and (" (MCP server " .. params.server .. ")") or "") }
   table.insert(lines, "arguments: " .. tostring(params.arguments))
   if params.command then
-    table.insert(lines, "command: " .. table.concat(params.command, " "))
+    local words = {}
+    for _, arg in ipairs(params.command) do -- quoted as a shell would need it: the exact argv
+      table.insert(words, arg:match("^[%w%-_./=:,@+%%]+$") and arg or vim.fn.shellescape(arg))
+    end
+    table.insert(lines, "command: " .. table.concat(words, " "))
   end
   local choice = select({ "Allow once", "Allow for this session", "Deny" }, { prompt = table.concat(lines, "\n"), kind = "lait_approval" })
   return { decision = DECISIONS[choice] or "deny" }

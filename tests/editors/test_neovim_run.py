@@ -158,6 +158,8 @@ def test_neovim_runs_a_workflow_with_dialogs(tmp_path: Path) -> None:
         assert shout["items"] == ["Allow once", "Allow for this session", "Deny"]
         assert shout["prompt"].startswith("lait: allow tool tool__shout?")
         assert "command: " in shout["prompt"] and shout["prompt"].endswith(" hi")
+        # the exact argv: the -c program is one word, quoted
+        assert " -c 'import sys; print(sys.argv[1].upper())' hi" in shout["prompt"]
         assert prompts[4]["prompt"].startswith("lait: allow tool notes__save_note (MCP server notes)?")
         assert prompts[5]["prompt"] == "lait: MCP server notes asks: Save the note 'milk'?"
         assert prompts[6]["prompt"].startswith("Title (required) — Title of the note")
