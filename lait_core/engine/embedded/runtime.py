@@ -131,8 +131,11 @@ class LocalModel:
         grammar: Grammar | None = None,
         on_text: Callable[[str], None] | None = None,
         repeat_penalty: float = 1.0,
+        halt: Callable[[str], bool] | None = None,
     ) -> Generated:
-        """Complete ``prompt``; ``on_text`` receives the text as it is produced."""
+        """Complete ``prompt``; ``on_text`` receives the text as it is produced. ``halt`` sees the
+        text so far after each piece; when it says so, generation stops with finish reason
+        ``"halted"``."""
         kwargs: dict[str, Any] = {"repeat_penalty": repeat_penalty}
         if seed is not None:
             kwargs["seed"] = seed
@@ -158,6 +161,9 @@ class LocalModel:
                     pieces.append(piece)
                     if on_text is not None:
                         on_text(piece)
+                    if halt is not None and halt("".join(pieces)):
+                        finish = "halted"
+                        break
                 reason = choice.get("finish_reason")
                 if reason:
                     finish = str(reason)

@@ -3,7 +3,11 @@
 ``choose``/``required``: a grammar lets the model write only ``functions.<name>:`` for an offered
 tool (or ``message:`` when it may answer), at temperature 0; a call's arguments are then generated
 under a grammar made from the tool's JSON Schema, so they always parse and fit the schema (at least
-:data:`ARGUMENT_TOKENS` are allowed for them). One call per turn. An answer may stream; with a ``response_format`` it is constrained to JSON (to the
+:data:`ARGUMENT_TOKENS` are allowed for them). One call per turn; arguments are sampled greedily without a repetition penalty (a penalty makes
+"add 2 and 2" come out as ``{"a": 2, "b": 1}``), and only when that runs away -- the text ends in a
+short block repeated over and over, or the token limit is reached, as a small model does in a free
+string -- they are generated again with :data:`ARGUMENT_RETRY_PENALTY`; a second runaway is an
+:class:`LlmResponseError` (never cut-off JSON). An answer may stream; with a ``response_format`` it is constrained to JSON (to the
 schema when there is one), otherwise it is sampled with a mild repetition penalty.
 """
 
@@ -17,12 +21,16 @@ from dataclasses import dataclass
 
 from lait_core.engine.embedded.prompt import CALL_PREFIX, END, MESSAGE_PREFIX, Plan, call_text
 from lait_core.engine.embedded.runtime import Generated, Grammar, LocalModel
-from lait_core.engine.models import ToolCall
+from lait_core.engine.models import LlmResponseError, ToolCall
 
 DECISION_TOKENS = 64
 ARGUMENT_TOKENS = 512
 """The least a call's arguments may use whatever ``max_tokens`` says: a cut-off call is unusable,
 while ``max_tokens`` is usually set to keep answers short."""
+ARGUMENT_RETRY_PENALTY = 1.1
+"""The repetition penalty of the second try at a call's arguments."""
+RUNAWAY_CHARS = 64
+RUNAWAY_PERIOD = 40
 TEXT_REPEAT_PENALTY = 1.1
 """For free-text answers (as llama-cpp-python's chat formats use): a small model otherwise loops on
 one sentence. JSON and tool arguments are sampled without it."""
@@ -54,6 +62,20 @@ class _LeadingTrim:
             self.sink(piece)
 
 
+def runaway(text: str) -> bool:
+    """The text ends in a block of at most :data:`RUNAWAY_PERIOD` characters repeated over its last
+    :data:`RUNAWAY_CHARS` characters (and at least 4 times)."""
+    for period in range(1, RUNAWAY_PERIOD + 1):
+        span = max(RUNAWAY_CHARS, 4 * period)
+        if len(text) < span:
+            continue
+        tail = text[-span:]
+        block = tail[-period:]
+        if tail == (block * (span // period + 1))[-span:]:
+            return True
+    return False
+
+
 def _choice_grammar(options: list[str]) -> Grammar:
     return Grammar(gbnf="root ::= " + " | ".join(json.dumps(o) for o in options) + "\n")
 
@@ -74,6 +96,7 @@ def serve(
         grammar: Grammar | None,
         on_text: Callable[[str], None] | None = None,
         repeat_penalty: float = 1.0,
+        halt: Callable[[str], bool] | None = None,
     ) -> Generated:
         nonlocal used
         done = model.generate(
@@ -87,6 +110,7 @@ def serve(
             grammar=grammar,
             on_text=on_text,
             repeat_penalty=repeat_penalty,
+            halt=halt,
         )
         used += done.tokens
         return done
@@ -125,12 +149,24 @@ def serve(
             text = answer.text.lstrip()  # exactly what was streamed
             return Served(text or None, (), answer.finish_reason, prompt_tokens, used)
         tool = next(t for t in plan.tools if t.name == name)
-        arguments = run(
-            prompt + call_text(name, ""),
-            max_tokens=max(s.max_tokens, ARGUMENT_TOKENS),
-            temperature=s.temperature,
-            stop=stop,
-            grammar=Grammar(schema=tool.parameters),
-        )
+        limit = max(s.max_tokens, ARGUMENT_TOKENS)
+        for penalty in (1.0, ARGUMENT_RETRY_PENALTY):
+            arguments = run(
+                prompt + call_text(name, ""),
+                max_tokens=limit,
+                temperature=s.temperature,
+                stop=stop,
+                grammar=Grammar(schema=tool.parameters),
+                repeat_penalty=penalty,
+                halt=runaway,
+            )
+            if arguments.finish_reason not in ("halted", "length"):
+                break
+        else:
+            raise LlmResponseError(
+                f"the embedded model did not finish the arguments of its call to '{name}' (twice it "
+                f"repeated itself or reached {limit} tokens); rephrase the prompt, raise 'max_tokens' "
+                "or use a larger model"
+            )
         call = ToolCall(f"call_{uuid.uuid4().hex[:24]}", name, arguments.text.strip())
         return Served(None, (call,), "tool_calls", prompt_tokens, used)
