@@ -127,9 +127,26 @@ def build() -> LaitServer:
     return server
 
 
+class ClientErrorsWithoutTraceback(logging.Filter):
+    """pygls logs every JSON-RPC error a handler raises with a full traceback. Invalid params are
+    the client's mistake, answered as such: one line in the log, no traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from pygls.exceptions import JsonRpcInvalidParams
+
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, JsonRpcInvalidParams):
+            record.msg, record.args = "invalid params from the client: %s", (exc.message,)
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+        return True
+
+
 def main() -> None:
     """Start over stdio; fd 1 is kept for the protocol only (children and prints go to stderr)."""
     logging.basicConfig(level=os.environ.get("LAIT_LOG", "WARNING").upper(), stream=sys.stderr)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(ClientErrorsWithoutTraceback())
     server = build()
     lsp_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
