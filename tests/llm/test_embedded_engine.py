@@ -35,6 +35,7 @@ from lait_core.engine.session import RunSession
 from lait_core.engine.settings import LlmSettings
 from tests.cli.conftest import REPO
 from tests.llm.conftest import require_peer
+from tests.llm.test_embedded_errors import lait, lait_env
 from tests.llm.test_real_model import ADD, SYSTEM
 
 BUDGET = 90.0
@@ -178,3 +179,16 @@ def test_runaway_arguments_are_recognised() -> None:
     assert not runaway('{"a": 2, "b": 2}')
     assert not runaway('{"pattern": "description", "path": "agents", "note": "' + "abcdefghij" * 3 + '"}')
     assert not runaway("")
+
+
+def test_an_image_for_the_embedded_model_is_a_clear_model_error(tmp_path: Path) -> None:
+    require_peer()
+    image = tmp_path / "shot.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n")
+    ran = lait(["--model", "embedded", "--image", str(image), "describe"], tmp_path, lait_env(tmp_path))
+    assert ran.returncode == 4, ran
+    assert ran.stdout == ""
+    assert ran.stderr == (
+        "lait: the embedded model reads text only; a user message has a part of type 'image_url' "
+        "(images and files other than text need a model served with vision support)\n"
+    )

@@ -39,3 +39,23 @@ def test_alias_hover_shows_the_gguf_file(tmp_path: Path) -> None:
     result = hover_at(Project(Linter()), Document(path, text, FileKind.WORKFLOW), pos)
     assert result is not None
     assert "t @ " in result.markdown and "models/t.gguf" in result.markdown, result.markdown
+
+
+def test_schema_knows_provider_gguf() -> None:
+    """The published config schema accepts `provider: {gguf: ...}` and rejects it next to server
+    keys, or a provider with neither."""
+    from jsonschema import Draft202012Validator
+
+    from lait_core.schemas import generate
+
+    validator = Draft202012Validator(generate("config"))
+
+    def errors(provider: dict[str, str]) -> int:
+        config = {"models": {"tiny": [{"provider": provider, "model_id": "t"}]}}
+        return len(list(validator.iter_errors(config)))
+
+    assert errors({"gguf": "models/t.gguf"}) == 0
+    assert errors({"base_url": "http://localhost:1234/v1"}) == 0
+    assert errors({"gguf": "m.gguf", "base_url": "http://localhost:1234/v1"}) > 0
+    assert errors({"gguf": "m.gguf", "api_key_cmd": "pass show x"}) > 0
+    assert errors({}) > 0

@@ -203,8 +203,9 @@ def _text(content: Any, role: str) -> str:
                 texts.append(part["text"])
             else:
                 raise EmbeddedRequestError(
-                    f"the embedded model reads text only; a {role} message has a {kind or 'non-text'} part "
-                    "(images and files other than text need a model served with vision support)"
+                    f"the embedded model reads text only; a {role} message has a part of type "
+                    f"'{kind or 'unknown'}' (images and files other than text need a model served with "
+                    "vision support)"
                 )
         return "\n\n".join(texts)
     raise EmbeddedRequestError(f"a {role} message has a 'content' that is neither text nor a list of parts")
