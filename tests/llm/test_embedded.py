@@ -190,6 +190,19 @@ async def test_response_format_json_schema(caller: ModelCaller) -> None:
     assert value["kind"] in ("bug", "feature") and isinstance(value["urgent"], bool)
 
 
+async def test_response_format_json_object(caller: ModelCaller) -> None:
+    """``{"type": "json_object"}`` (no schema): the answer is a JSON object."""
+    request = ChatRequest(
+        [user_message('What is the capital of France? Answer with a JSON object {"capital": ...}.')],
+        response_format={"type": "json_object"},
+        sampling=Sampling(max_tokens=200),
+    )
+    async with asyncio.timeout(BUDGET):
+        response = await caller.complete(request)
+    assert response.content is not None
+    assert isinstance(json.loads(response.content), dict), response.content
+
+
 async def test_two_loops_at_once_and_cancellation(caller: ModelCaller) -> None:
     """Two concurrent requests share the one loaded model (they take turns, both succeed) while the
     event loop keeps running; a cancelled generation stops at once and frees the model."""
