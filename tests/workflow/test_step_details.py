@@ -14,7 +14,7 @@ import pytest
 
 from lait_core.engine.interaction import StepRetrying
 from lait_core.engine.workflow import StepFailed
-from tests.peers.openai_server import text
+from tests.peers.openai_server import call, text, tool_calls
 from tests.workflow.conftest import Harness
 
 PNG = base64.b64decode(
@@ -161,3 +161,53 @@ async def test_child_cycle_through_a_symlinked_path(wf: Harness) -> None:
     with pytest.raises(StepFailed) as info:
         await wf.run("flows/a.yml", "x")
     assert str(info.value) == "step 'to_b': step 'back': 'workflow: ../alias/a.yml' would create a cycle"
+
+
+async def test_prompt_step_subagents_get_no_workflow_defaults_and_skills_follow_the_system(
+    wf_llm: Harness,
+) -> None:
+    server = wf_llm.server
+    assert server is not None
+    wf_llm.write(
+        "agents/helper.md", "---\ndescription: Helps.\n---\nHelper for {{ input }}; steps: {{ json steps }}\n"
+    )
+    wf_llm.write("skills/tone/SKILL.md", "---\ndescription: Be brief.\n---\nShort sentences.\n")
+    wf_llm.config_data = {
+        "base_url": server.url,
+        "default": {"model": "config-model"},
+        "agents": {"helper": "agents/helper.md"},
+        "skills": {"tone": "skills/tone"},
+    }
+    wf_llm.write(
+        "w.yml",
+        """
+        default:
+          model: workflow-model
+          temperature: 0.7
+          system: 'Lead.'
+        steps:
+          - id: before
+            jq: '"b"'
+          - prompt: 'delegate {{ input }}'
+            subagents: [helper]
+            skills: [tone]
+        """,
+    )
+    server.push(
+        tool_calls(call("agent__helper", {"input": "sub task"}, id="c1")),
+        text("helper answer"),
+        text("final"),
+    )
+    assert (await wf_llm.run("w.yml", "x")).value == "final"
+    lead, sub, last = server.bodies
+    assert (lead["model"], lead["temperature"]) == ("workflow-model", 0.7)
+    assert lead["messages"][0]["content"] == "Lead.\n\n---\n\n## Skill: tone\n\nBe brief.\n\nShort sentences."
+    assert [t["function"]["name"] for t in lead["tools"]] == ["agent__helper"]
+    assert lead["tools"][0]["function"]["description"] == "Helps."
+    # the subagent: its own frontmatter, then lait.config.yml default: (no workflow default:, empty steps)
+    assert sub["model"] == "config-model" and "temperature" not in sub
+    assert sub["messages"] == [
+        {"role": "system", "content": "Helper for sub task; steps: {}"},
+        {"role": "user", "content": "sub task"},
+    ]
+    assert last["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": "helper answer"}
