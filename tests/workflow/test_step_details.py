@@ -211,3 +211,30 @@ async def test_prompt_step_subagents_get_no_workflow_defaults_and_skills_follow_
         {"role": "user", "content": "sub task"},
     ]
     assert last["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": "helper answer"}
+
+
+async def test_child_inherits_the_callers_aliases_with_env_expansion(
+    wf_llm: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = wf_llm.server
+    assert server is not None
+    monkeypatch.setenv("LAIT_AUDIT_BASE", server.url)
+    wf_llm.config_data = {"base_url": "http://127.0.0.1:9/v1", "default": {"model": "unused"}}
+    server.push(text("from child"))
+    wf_llm.write("child.yml", "steps:\n  - prompt: 'in child'\n    model: remote\n")
+    wf_llm.write(
+        "main.yml",
+        """
+        models:
+          remote:
+            - provider: {base_url: '${LAIT_AUDIT_BASE}'}
+              model_id: caller-remote
+        steps:
+          - workflow: child.yml
+        """,
+    )
+    assert (await wf_llm.run("main.yml", "x")).value == "from child"
+    assert server.bodies[0]["model"] == "caller-remote"
+    monkeypatch.delenv("LAIT_AUDIT_BASE")
+    with pytest.raises(StepFailed, match="LAIT_AUDIT_BASE"):
+        await wf_llm.run("main.yml", "x")
