@@ -81,3 +81,19 @@ def test_invalid_file_exits_3_and_result_alone_on_stdout(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert done.stdout == '{"a":"in"}\n'
     assert done.stderr.splitlines() == ["==> ok", "[1] step-1 (jq)"]
+
+
+def test_a_step_timed_out_inside_a_child_exits_5_with_the_chain(tmp_path: Path) -> None:
+    (tmp_path / "child.yml").write_text(
+        "steps:\n  - id: outer\n    group:\n      - id: inner\n"
+        "        run: [sh, -c, 'sleep 30 & echo $! > pids; echo $$ >> pids; wait']\n        timeout: 1\n",
+        encoding="utf-8",
+    )
+    done = lait_run(tmp_path, "steps:\n  - id: call\n    workflow: child.yml\n", "in")
+    assert done.returncode == 5, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "lait: step 'call': step 'outer': step 'inner' timed out after 1s (attempt 1/1)"
+    )
+    assert done.stdout == ""
+    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+    assert len(pids) == 2 and not any(alive(p) for p in pids)
