@@ -20,7 +20,9 @@ record/replay, cache, trace and test/eval are out of scope for now):
                                                 ::test_timeout_kills_the_process_tree_and_retries,
                                                 ::test_on_error_runs_only_after_the_retries,
                                                 test_llm_steps.py::test_default_retry_and_timeout_apply_to_prompt_steps,
-                                                ::test_step_retry_replaces_the_default_block
+                                                ::test_step_retry_replaces_the_default_block,
+                                                test_step_details.py::test_backoff_multiplies_each_wait, ::test_each_wait_is_capped_at_3600_seconds,
+                                                ::test_default_retry_and_timeout_apply_to_agent_steps
  7 nothing runs before the whole file validates test_inputs.py::test_nothing_runs_before_the_file_validates,
                                                 test_children.py::test_invalid_child_fails_before_it_runs,
                                                 ::test_child_placement_checked_when_called_concurrently
@@ -30,9 +32,12 @@ record/replay, cache, trace and test/eval are out of scope for now):
 11 agent reference heuristic, user message     test_llm_steps.py::test_agent_step_*
 12 subagents                                   tests/engine/test_subagents.py (naming, both shapes, depth 16, cycles, own settings)
 13 Structured Outputs                          test_llm_steps.py::test_prompt_output_schema_*
-14 partial schema validator                    test_inputs.py::test_inputs_binding_rules, test_llm_steps.py::test_prompt_input_schema_blocks_the_call
+14 partial schema validator                    test_schema_validation.py (all), test_inputs.py::test_inputs_binding_rules,
+                                                test_llm_steps.py::test_prompt_input_schema_blocks_the_call
 15 ask/run/write/files rules                   test_steps.py::test_ask_*, ::test_run_never_uses_a_shell, ::test_write_never_creates_parent_directories,
-                                                test_llm_steps.py::test_prompt_files_are_appended
+                                                test_llm_steps.py::test_prompt_files_are_appended,
+                                                test_ask_terminal.py (ask on a pty and with piped stdin),
+                                                test_step_details.py::test_images_and_pdf_files_become_content_parts, ::test_files_must_be_utf8
 16 progress lines and stdout contract          test_progress.py (all), test_cli_acceptance.py (stdout = result only, exit codes)
 17 path bases                                  test_children.py::test_child_paths_are_relative_to_the_calling_file,
                                                 ::test_registry_child_resolves_against_the_config_dir
