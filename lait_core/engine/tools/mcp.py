@@ -235,7 +235,11 @@ class McpToolSource(ToolSource):
             await self.pool.evict(self.name, conn)
             raise McpError(self.name, f"calling tool '{tool.name}' failed: {conn.failure(exc)}") from None
         content = [
-            block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content
+            # text blocks are by far the most common: skip pydantic's dump for them (a hot path)
+            {"type": "text", "text": block.text}
+            if block.type == "text"
+            else block.model_dump(by_alias=True, mode="json", exclude_none=True)
+            for block in result.content
         ]
         is_error = bool(result.is_error)
         return ToolResult(render_result(content, result.structured_content, is_error), is_error)
