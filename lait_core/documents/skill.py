@@ -36,7 +36,7 @@ def is_skill_path(name: str) -> bool:
 
 def parse_skill(text: str, path: str = "") -> SkillDocument:
     source = SourceText(text, path)
-    doc = SkillDocument(path, source, body=text)
+    doc = SkillDocument(path, source, body=text.strip())  # trimmed, as after frontmatter
     if not starts_with_frontmatter(text):
         doc.frontmatter = SkillFrontmatter()
         return doc

@@ -50,7 +50,7 @@ async def test_skills_full_bodies_follow_the_system_prompt(
         settings = resolve_llm_settings("chat", [], config)
         await converse(session, settings, system="Base.", user="u")
         await converse(session, settings, system=None, user="u")
-    blocks = "## Skill: code-review\n\nReview code.\n\nLook at {{ x }}.\n\n## Skill: plain\n\nJust a body.\n"
+    blocks = "## Skill: code-review\n\nReview code.\n\nLook at {{ x }}.\n\n## Skill: plain\n\nJust a body."
     first, second = llm_server.bodies
     assert system_of(first) == "Base.\n\n---\n\n" + blocks
     assert system_of(second) == blocks
