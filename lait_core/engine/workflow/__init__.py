@@ -67,17 +67,20 @@ async def run_workflow(
     :class:`~lait_core.engine.models.EngineError`.
     """
     run = Run(session, run_id)
-    doc = load_document(run, path)
-    wf = workflow_model(doc)
-    if prompt is None and wf.inputs is None:
-        raise InputError(PROMPT_REQUIRED)
-    bound = bind_inputs(wf.inputs, dict(inputs or {}), from_text=True)
-    scope = top_scope(run, path, doc, bound)
-    schema = resolve_schema(scope, wf.input_schema, "input_schema")
-    value = initial_value(prompt, schema)
-    if prompt is not None:  # without a PROMPT (allowed with `inputs:`) the initial value is null
-        check_initial(scope, value)
-    result = await run_file(scope, value)
+    try:
+        doc = load_document(run, path)
+        wf = workflow_model(doc)
+        if prompt is None and wf.inputs is None:
+            raise InputError(PROMPT_REQUIRED)
+        bound = bind_inputs(wf.inputs, dict(inputs or {}), from_text=True)
+        scope = top_scope(run, path, doc, bound)
+        schema = resolve_schema(scope, wf.input_schema, "input_schema")
+        value = initial_value(prompt, schema)
+        if prompt is not None:  # without a PROMPT (allowed with `inputs:`) the initial value is null
+            check_initial(scope, value)
+        result = await run_file(scope, value)
+    finally:
+        await run.aclose()
     return WorkflowResult(result, text_form(result), run.usage)
 
 

@@ -22,7 +22,7 @@ async def group_step(call: StepCall, value: Any) -> Any:
 async def switch_step(call: StepCall, value: Any) -> Any:
     model: m.SwitchStep = call.model
     for i, case in enumerate(model.switch):
-        if jq_truthy(call.frame, case.when, value, f"switch[{i}].when"):
+        if await jq_truthy(call.frame, case.when, value, f"switch[{i}].when"):
             call.progress(f"case {i + 1} matched")
             return await run_steps(call.children(f"switch[{i}]"), value, call.frame)
     if model.else_ is None:
@@ -47,7 +47,7 @@ async def parallel_step(call: StepCall, value: Any) -> Any:
 @action("for_each")
 async def for_each_step(call: StepCall, value: Any) -> Any:
     model: m.ForEachStep = call.model
-    items = jq_value(call.frame, model.for_each, value, "for_each")
+    items = await jq_value(call.frame, model.for_each, value, "for_each")
     if not isinstance(items, list):
         raise WorkflowError(f"'for_each' must produce a JSON array, got {a_type_name(items)}")
     body = call.children("steps")
@@ -80,7 +80,7 @@ async def while_step(call: StepCall, value: Any) -> Any:
     index = 0
     while True:
         frame = call.frame.with_loop({"index": index})
-        if not jq_truthy(frame, model.while_, value, "while"):
+        if not await jq_truthy(frame, model.while_, value, "while"):
             return value
         if index == limit:
             raise WorkflowError(f"reached max_iterations ({limit}) without satisfying 'while'")
@@ -104,6 +104,6 @@ async def until_step(call: StepCall, value: Any) -> Any:
             value = await run_steps(body, value, frame)
         except BreakFlow as stop:
             return stop.value
-        if jq_truthy(frame, model.until, value, "until"):
+        if await jq_truthy(frame, model.until, value, "until"):
             return value
     raise WorkflowError(f"reached max_iterations ({limit}) without satisfying 'until'")

@@ -1,5 +1,8 @@
 """jq expressions and templates evaluated in a frame (``$steps``/``$inputs``/``$loop`` and
-``input``/``steps``/``inputs``/``loop``), with errors that name the field."""
+``input``/``steps``/``inputs``/``loop``), with errors that name the field.
+
+jq runs in the run's worker processes (:mod:`lait_core.engine.workflow.jq_eval`), so a step or
+workflow ``timeout``, Ctrl-C and an editor's cancel interrupt even an endless expression."""
 
 from __future__ import annotations
 
@@ -11,15 +14,17 @@ from lait_core.engine.workflow.scope import Frame
 from lait_core.template import TemplateRenderError, render, text_form
 
 
-def jq_value(frame: Frame, expr: str, value: Any, what: str) -> Any:
+async def jq_value(frame: Frame, expr: str, value: Any, what: str) -> Any:
     try:
-        return jq.evaluate(expr, value, steps=frame.steps, inputs=frame.scope.inputs, loop=frame.loop)
+        return await frame.run.jq.evaluate(
+            expr, value, steps=frame.steps, inputs=frame.scope.inputs, loop=frame.loop
+        )
     except jq.JqError as exc:
         raise WorkflowError(f"'{what}': {exc.message}") from None
 
 
-def jq_truthy(frame: Frame, expr: str, value: Any, what: str) -> bool:
-    return jq.is_truthy(jq_value(frame, expr, value, what))
+async def jq_truthy(frame: Frame, expr: str, value: Any, what: str) -> bool:
+    return jq.is_truthy(await jq_value(frame, expr, value, what))
 
 
 def render_template(frame: Frame, template: str, value: Any, what: str) -> str:

@@ -98,7 +98,7 @@ async def run_file(
         except StopFlow as stop:
             last = stop.value
         if wf.output is not None:
-            last = jq_value(frame, wf.output, last, "the workflow's output")
+            last = await jq_value(frame, wf.output, last, "the workflow's output")
         return last
 
     if wf.timeout is None:
@@ -128,7 +128,7 @@ async def workflow_step(call: StepCall, value: Any) -> Any:
     check_placement(doc, frame, ref)
     provided: Mapping[str, Any] = {}
     if model.with_ is not None:
-        bound = jq_value(frame, model.with_, value, "with")
+        bound = await jq_value(frame, model.with_, value, "with")
         if not isinstance(bound, dict):
             raise WorkflowError(f"'with' must produce an object, got {a_type_name(bound)}")
         provided = bound

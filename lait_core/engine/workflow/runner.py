@@ -104,7 +104,7 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
 
     if model.when is not None:
         try:
-            go = jq_truthy(frame, model.when, incoming, "when")
+            go = await jq_truthy(frame, model.when, incoming, "when")
         except Exception as exc:
             raise StepFailed(label, exc) from exc
         if not go:
@@ -181,10 +181,10 @@ async def _attempts(call: StepCall, incoming: Any) -> Any:
 async def _unit(call: StepCall, incoming: Any) -> Any:
     model = call.model
     frame = call.frame
-    value = incoming if model.input is None else jq_value(frame, model.input, incoming, "input")
+    value = incoming if model.input is None else await jq_value(frame, model.input, incoming, "input")
     result = await _ACTIONS[call.step.kind](call, value)
     if model.output is not None:
-        result = jq_value(frame, model.output, result, "output")
+        result = await jq_value(frame, model.output, result, "output")
     if call.step.kind == "stop":
         raise StopFlow(result, call.label, call.step)
     if call.step.kind == "break":

@@ -14,6 +14,7 @@ from lait_core.documents import models as m
 from lait_core.documents.workflow import WorkflowDocument
 from lait_core.engine.interaction import Event
 from lait_core.engine.models import Usage
+from lait_core.engine.workflow.jq_eval import JqEvaluator
 
 if TYPE_CHECKING:
     from lait_core.engine.session import RunSession
@@ -28,6 +29,15 @@ class Run:
     documents: dict[Path, WorkflowDocument] = field(default_factory=dict)
     """Workflow files loaded by this run, by canonical path (each file is loaded once)."""
     usage: Usage = field(default_factory=Usage)
+    jq: JqEvaluator = field(init=False)
+    """The run's jq worker processes (started on the first evaluation, killed by :meth:`aclose`)."""
+
+    def __post_init__(self) -> None:
+        self.jq = JqEvaluator(on_spawn=self.session.on_spawn)
+
+    async def aclose(self) -> None:
+        """Kill the run's jq workers (idempotent)."""
+        await self.jq.aclose()
 
     def event(self, e: Event) -> None:
         self.session.interaction.event(e)

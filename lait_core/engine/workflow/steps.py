@@ -22,7 +22,7 @@ STDERR_SHOWN = 4000
 @action("jq")
 async def jq_step(call: StepCall, value: Any) -> Any:
     model: m.JqStep = call.model
-    return jq_value(call.frame, model.jq, value, "jq")
+    return await jq_value(call.frame, model.jq, value, "jq")
 
 
 @action("stop")
