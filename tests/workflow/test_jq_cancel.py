@@ -1,0 +1,334 @@
+"""Workflow jq runs in a killable worker process (spec workflow-and-agent 1.6: jq evaluation is
+cancellable): an endless expression is cut off by a step `timeout:`, the workflow `timeout`,
+SIGTERM and Ctrl-C, leaving no process; one worker serves a whole run; values and errors are
+those of in-process evaluation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lait_core import jq
+from lait_core.engine.process import live_group_members
+from lait_core.engine.workflow import StepTimedOut, WorkflowTimedOut
+from lait_core.engine.workflow.jq_eval import JqEvaluator, WorkerDied
+from tests.workflow.conftest import Harness
+
+REPO = Path(__file__).resolve().parents[2]
+ENDLESS = "last(range(1e10))"
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def gone(pids: list[int]) -> bool:
+    return all(not alive(p) and live_group_members(p) == [] for p in pids)
+
+
+def test_step_timeout_cuts_an_endless_jq_step(wf: Harness) -> None:
+    wf.write(
+        "w.yml",
+        f"""
+        steps:
+          - jq: '.'
+          - id: spin
+            jq: '{ENDLESS}'
+            timeout: 1
+        """,
+    )
+    started = time.monotonic()
+    with pytest.raises(StepTimedOut) as caught:
+        asyncio.run(wf.run("w.yml", "x"))
+    assert time.monotonic() - started < 6
+    assert str(caught.value) == "step 'spin' timed out after 1s (attempt 1/1)"
+    assert len(wf.spawned) == 1
+    assert gone(wf.spawned)
+
+
+def test_retry_after_a_timeout_starts_a_fresh_worker(wf: Harness) -> None:
+    wf.write(
+        "w.yml",
+        f"""
+        steps:
+          - id: spin
+            jq: '{ENDLESS}'
+            timeout: 1
+            retry: {{max_attempts: 2, delay_seconds: 0}}
+        """,
+    )
+    with pytest.raises(StepTimedOut, match=r"attempt 2/2"):
+        asyncio.run(wf.run("w.yml", "x"))
+    assert len(wf.spawned) == 2  # the first worker was killed with the first attempt
+    assert gone(wf.spawned)
+
+
+def test_workflow_timeout_cuts_an_endless_when(wf: Harness) -> None:
+    wf.write(
+        "w.yml",
+        f"""
+        timeout: 1
+        steps:
+          - jq: '. + "!"'
+            when: '{ENDLESS} > 0'
+        """,
+    )
+    started = time.monotonic()
+    with pytest.raises(WorkflowTimedOut):
+        asyncio.run(wf.run("w.yml", "x"))
+    assert time.monotonic() - started < 6
+    assert len(wf.spawned) == 1
+    assert gone(wf.spawned)
+
+
+def test_one_worker_serves_every_expression_of_a_run(wf: Harness) -> None:
+    wf.write(
+        "child.yml",
+        """
+        inputs: {n: {type: number}}
+        steps:
+          - jq: '$inputs.n * 10'
+        output: '{child: .}'
+        """,
+    )
+    wf.write(
+        "w.yml",
+        """
+        steps:
+          - id: items
+            jq: '[range(5)]'
+          - id: doubled
+            for_each: '.'
+            steps:
+              - jq: '. * 2'
+                when: '$loop.index >= 0'
+                input: '.'
+                output: '. + 0'
+          - id: picked
+            switch:
+              - when: 'length == 5'
+                steps: [{jq: 'add'}]
+            else: [{jq: '0'}]
+          - until: '. > 100'
+            max_iterations: 10
+            steps: [{jq: '. * 3'}]
+          - workflow: child.yml
+            with: '{n: .}'
+        output: '{last: ., doubled: $steps.doubled, picked: $steps.picked}'
+        """,
+    )
+    result = asyncio.run(wf.run("w.yml", "x"))
+    assert result.value == {"last": {"child": 1800}, "doubled": [0, 2, 4, 6, 8], "picked": 20}
+    assert len(wf.spawned) == 1, "one worker for the whole run, child workflow included"
+    assert gone(wf.spawned), "the worker is killed when the run ends"
+
+
+def test_concurrent_for_each_keeps_the_order(wf: Harness) -> None:
+    wf.write(
+        "w.yml",
+        """
+        steps:
+          - for_each: '[range(40)]'
+            max_concurrency: 8
+            steps:
+              - jq: '[range(. * 500)] | length'
+              - jq: '{i: $loop.index, n: .}'
+        """,
+    )
+    result = asyncio.run(wf.run("w.yml", "x"))
+    assert result.value == [{"i": i, "n": i * 500} for i in range(40)]
+    assert 1 <= len(wf.spawned) <= 2
+    assert gone(wf.spawned)
+
+
+VALUES: list[tuple[str, Any]] = [
+    (".", {"a": [1, 2.5, None, True, "é\u2028"], "b": {}}),
+    (". + 1", 12345678901234567890123),
+    (". * 1", 0.1),
+    ("1e1000", None),
+    ("-1e1000", None),
+    ("[., $steps.s, $inputs.i, $loop]", "v"),
+    ("nan", None),
+    ("{(.): 1}", "k"),
+    ("[limit(3; repeat(1))]", None),
+    ("$ENV | type", None),
+    (".[0] / 3", [1]),
+    ("tostring", 1.5e300),
+]
+ERRORS: list[tuple[str, Any]] = [
+    (".a", [1]),
+    ('error("boom")', None),
+    ("error({a: 1})", None),
+    ("1, 2", None),
+    ("empty", None),
+    ("range(200000)", None),
+    (".[", None),
+    ("$nope", None),
+    ("[range(10000000)]", None),  # the rendered result is beyond the output limit
+]
+
+
+def deep(levels: int) -> Any:
+    value: Any = 0
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_values_and_errors_match_in_process_evaluation() -> None:
+    async def main() -> None:
+        evaluator = JqEvaluator()
+        extra = {"steps": {"s": {"x": [1]}}, "inputs": {"i": 2}, "loop": {"index": 3}}
+        try:
+            for expr, value in VALUES:
+                got = await evaluator.evaluate(expr, value, **extra)
+                want = jq.evaluate(expr, value, **extra)
+                assert got == want and repr(got) == repr(want), expr
+            for expr, value in [*ERRORS, (".", deep(1100)), ("[.]", deep(1024)), (".", deep(100_000))]:
+                with pytest.raises(jq.JqError) as in_process:
+                    jq.evaluate(expr, value, **extra)
+                with pytest.raises(jq.JqError) as in_worker:
+                    await evaluator.evaluate(expr, value, **extra)
+                assert in_worker.value.message == in_process.value.message, expr
+            nested = deep(1000)
+            assert await evaluator.evaluate(".", nested) == nested
+            assert evaluator.spawned == 1
+        finally:
+            await evaluator.aclose()
+            await evaluator.aclose()  # idempotent
+
+    asyncio.run(main())
+
+
+def test_a_worker_killed_from_outside_is_a_clear_error_then_replaced() -> None:
+    pids: list[int] = []
+
+    async def main() -> None:
+        evaluator = JqEvaluator(on_spawn=pids.append)
+        try:
+            assert await evaluator.evaluate(". + 1", 1) == 2
+            task = asyncio.ensure_future(evaluator.evaluate(ENDLESS, None))
+            await asyncio.sleep(0.3)
+            os.killpg(pids[0], signal.SIGKILL)
+            with pytest.raises(WorkerDied, match=r"ended unexpectedly \(signal 9\)"):
+                await task
+            assert await evaluator.evaluate(". + 1", 2) == 3
+        finally:
+            await evaluator.aclose()
+
+    asyncio.run(main())
+    assert len(pids) == 2
+    assert gone(pids)
+
+
+def test_cancelling_an_evaluation_kills_only_its_worker() -> None:
+    pids: list[int] = []
+
+    async def main() -> None:
+        evaluator = JqEvaluator(on_spawn=pids.append)
+        try:
+            spin = asyncio.ensure_future(evaluator.evaluate(ENDLESS, None))
+            await asyncio.sleep(0.3)
+            # the second slot still answers while the first worker spins
+            assert await evaluator.evaluate(". * 2", 21) == 42
+            started = time.monotonic()
+            spin.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await spin
+            assert time.monotonic() - started < 3
+            assert not alive(pids[0]) and alive(pids[1])
+        finally:
+            await evaluator.aclose()
+
+    asyncio.run(main())
+    assert gone(pids)
+
+
+# --------------------------------------------------------------------------------------------
+# Through the CLI: SIGTERM and Ctrl-C
+
+
+def with_marker(marker: str) -> list[int]:
+    """Live processes whose environment holds ``LAIT_TEST_MARKER=<marker>``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if f"LAIT_TEST_MARKER={marker}".encode() not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+        except OSError:
+            continue
+        found.append(int(entry.name))
+    return found
+
+
+def signal_a_spinning_run(tmp_path: Path, signum: int) -> tuple[int, str, float]:
+    (tmp_path / "w.yml").write_text(
+        textwrap.dedent(
+            f"""
+            steps:
+              - jq: '. + "!"'
+              - jq: '{ENDLESS}'
+            """
+        ).lstrip("\n"),
+        encoding="utf-8",
+    )
+    marker = uuid.uuid4().hex
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LAIT_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), PYTHONPATH=str(REPO), LAIT_TEST_MARKER=marker)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "run", "--no-config", "w.yml", "in"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(with_marker(marker)) < 2 and time.monotonic() < deadline:  # lait and its worker
+            time.sleep(0.05)
+        assert len(with_marker(marker)) >= 2, "the jq worker never started"
+        time.sleep(0.5)  # the second step is spinning now
+        sent = time.monotonic()
+        proc.send_signal(signum)
+        _out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    time.sleep(0.2)
+    assert with_marker(marker) == [], "a process was left behind"
+    return proc.returncode, err.decode(), took
+
+
+def test_sigterm_ends_a_spinning_jq_step(tmp_path: Path) -> None:
+    code, err, took = signal_a_spinning_run(tmp_path, signal.SIGTERM)
+    assert code == 143, err
+    assert "Traceback" not in err
+    assert took < 5
+
+
+def test_ctrl_c_ends_a_spinning_jq_step(tmp_path: Path) -> None:
+    code, err, took = signal_a_spinning_run(tmp_path, signal.SIGINT)
+    assert code == 130, err
+    assert "Traceback" not in err
+    assert took < 5
