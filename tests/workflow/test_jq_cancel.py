@@ -332,3 +332,55 @@ def test_ctrl_c_ends_a_spinning_jq_step(tmp_path: Path) -> None:
     assert code == 130, err
     assert "Traceback" not in err
     assert took < 5
+
+
+# --------------------------------------------------------------------------------------------
+# Through the language server: a spinning run does not freeze it, and cancelling it kills the worker
+
+
+def jq_workers(marker: str) -> list[int]:
+    found = []
+    for pid in with_marker(marker):
+        try:
+            if b"lait_core.jq_worker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+async def test_editor_cancel_kills_a_spinning_jq_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lsprotocol import types as lsp
+
+    from tests.lsp.run_support import run_client, wait_until
+
+    marker = uuid.uuid4().hex
+    monkeypatch.setenv("LAIT_TEST_MARKER", marker)  # run_client passes os.environ to lait-ls
+    (tmp_path / "spin.yml").write_text(f"steps:\n  - jq: '{ENDLESS}'\n", encoding="utf-8")
+    (tmp_path / "quick.yml").write_text("steps:\n  - jq: '. + \"!\"'\n", encoding="utf-8")
+    async with run_client(tmp_path) as client:
+        future = client.protocol.send_request(
+            "lait/run",
+            {"uri": (tmp_path / "spin.yml").as_uri(), "kind": "workflow", "prompt": "x", "runId": "spin"},
+            msg_id="run-spin",
+        )
+        assert await wait_until(lambda: len(jq_workers(marker)) == 1, 30)
+        spinning = jq_workers(marker)
+        await asyncio.sleep(0.3)
+        # the server still answers: another run completes while the first one spins
+        quick = await asyncio.wait_for(
+            client.protocol.send_request_async(
+                "lait/run",
+                {"uri": (tmp_path / "quick.yml").as_uri(), "kind": "workflow", "prompt": "x", "runId": "q"},
+            ),
+            20,
+        )
+        assert client.events_of("q")[-1]["status"] == "ok", quick
+        client.cancel_request(lsp.CancelParams(id="run-spin"))
+        with pytest.raises(Exception, match="cancel"):
+            await asyncio.wait_for(asyncio.wrap_future(future), 10)
+        assert await wait_until(lambda: not any(alive(p) for p in spinning), 5)
+        assert client.events_of("spin")[-1]["status"] == "cancelled"
+        assert await wait_until(lambda: jq_workers(marker) == [], 5), "the quick run's worker was left"
