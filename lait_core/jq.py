@@ -34,8 +34,10 @@ Evaluation
     it and Python's decoder parses it: no recursive conversion of an unbounded value.
 
 Limits: source ≤ 64 KiB, input JSON ≤ 64 MiB, ≤ 100 000 output values, rendered result
-≤ 16 MiB, value nesting depth ≤ 1024. libjq cannot be interrupted, so an expression that loops
-forever (``last(repeat(1))``) blocks the calling thread.
+≤ 16 MiB, value nesting depth ≤ 1024. libjq cannot be interrupted (it holds the GIL), so an
+expression that loops forever (``last(repeat(1))``) blocks the calling thread; the workflow executor
+therefore evaluates in a killable worker process (:mod:`lait_core.engine.workflow.jq_eval`, running
+:mod:`lait_core.jq_worker`), which a timeout, Ctrl-C or an editor cancel kills.
 """
 
 from __future__ import annotations
