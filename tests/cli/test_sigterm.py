@@ -9,26 +9,9 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 from tests.cli.conftest import Lait
-
-
-def with_marker(marker: str) -> list[int]:
-    """Live processes whose environment holds ``LAIT_TEST_MARKER=<marker>`` (zombies excluded)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if f"LAIT_TEST_MARKER={marker}".encode() not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                continue
-        except OSError:
-            continue
-        found.append(int(entry.name))
-    return found
+from tests.processes import running_with_marker
 
 
 def terminate_when(lait: Lait, args: list[str], marker: str, count: int) -> tuple[int, str]:
@@ -44,9 +27,9 @@ def terminate_when(lait: Lait, args: list[str], marker: str, count: int) -> tupl
     try:
         deadline = time.monotonic() + 30
         # lait itself carries the marker too: wait for it plus its children
-        while len(with_marker(marker)) < count + 1 and time.monotonic() < deadline:
+        while len(running_with_marker(marker)) < count + 1 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(with_marker(marker)) >= count + 1, "the children never started"
+        assert len(running_with_marker(marker)) >= count + 1, "the children never started"
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=30)
     finally:
@@ -63,7 +46,7 @@ def test_sigterm_kills_a_run_step_tree(lait: Lait) -> None:
     assert code == 143, err
     assert "Traceback" not in err
     time.sleep(0.2)
-    assert with_marker(marker) == []
+    assert running_with_marker(marker) == []
 
 
 def test_sigterm_kills_a_connecting_mcp_server(lait: Lait) -> None:
@@ -76,4 +59,4 @@ def test_sigterm_kills_a_connecting_mcp_server(lait: Lait) -> None:
     assert code == 143, err
     assert "Traceback" not in err
     time.sleep(0.2)
-    assert with_marker(marker) == []
+    assert running_with_marker(marker) == []

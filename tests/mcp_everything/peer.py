@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.processes import running_with_marker  # noqa: F401  (re-exported for the tests here)
+
 REPO = Path(__file__).resolve().parents[2]
 NPM_DIR = REPO / "tests" / "peers" / "npm"
 EVERYTHING_JS = NPM_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -132,23 +134,3 @@ def http_everything() -> Iterator[HttpEverything]:
         yield peer
     finally:
         peer.stop()
-
-
-def running_with_marker(marker: str) -> list[int]:
-    """Running (not zombie) processes whose environment holds ``LAIT_TEST_MARKER=<marker>``: the
-    servers a test started through an ``env:`` entry, orphans included (they are re-parented)."""
-    needle = f"LAIT_TEST_MARKER={marker}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if needle not in environ.split(b"\0"):
-            continue
-        if stat[stat.rindex(")") + 2 :].split()[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found

@@ -22,6 +22,7 @@ from lait_core import jq
 from lait_core.engine.process import live_group_members
 from lait_core.engine.workflow import StepTimedOut, WorkflowTimedOut
 from lait_core.engine.workflow.jq_eval import JqEvaluator, WorkerDied
+from tests.processes import running_with_marker
 from tests.workflow.conftest import Harness
 
 REPO = Path(__file__).resolve().parents[2]
@@ -262,23 +263,6 @@ def test_cancelling_an_evaluation_kills_only_its_worker() -> None:
 # Through the CLI: SIGTERM and Ctrl-C
 
 
-def with_marker(marker: str) -> list[int]:
-    """Live processes whose environment holds ``LAIT_TEST_MARKER=<marker>``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if f"LAIT_TEST_MARKER={marker}".encode() not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                continue
-        except OSError:
-            continue
-        found.append(int(entry.name))
-    return found
-
-
 def signal_a_spinning_run(tmp_path: Path, signum: int) -> tuple[int, str, float]:
     (tmp_path / "w.yml").write_text(
         textwrap.dedent(
@@ -303,9 +287,9 @@ def signal_a_spinning_run(tmp_path: Path, signum: int) -> tuple[int, str, float]
     )
     try:
         deadline = time.monotonic() + 30
-        while len(with_marker(marker)) < 2 and time.monotonic() < deadline:  # lait and its worker
+        while len(running_with_marker(marker)) < 2 and time.monotonic() < deadline:  # lait and its worker
             time.sleep(0.05)
-        assert len(with_marker(marker)) >= 2, "the jq worker never started"
+        assert len(running_with_marker(marker)) >= 2, "the jq worker never started"
         time.sleep(0.5)  # the second step is spinning now
         sent = time.monotonic()
         proc.send_signal(signum)
@@ -316,7 +300,7 @@ def signal_a_spinning_run(tmp_path: Path, signum: int) -> tuple[int, str, float]
             proc.kill()
             proc.wait()
     time.sleep(0.2)
-    assert with_marker(marker) == [], "a process was left behind"
+    assert running_with_marker(marker) == [], "a process was left behind"
     return proc.returncode, err.decode(), took
 
 
@@ -340,7 +324,7 @@ def test_ctrl_c_ends_a_spinning_jq_step(tmp_path: Path) -> None:
 
 def jq_workers(marker: str) -> list[int]:
     found = []
-    for pid in with_marker(marker):
+    for pid in running_with_marker(marker):
         try:
             if b"lait_core.jq_worker" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 found.append(pid)
