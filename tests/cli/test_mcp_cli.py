@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import Lait
-from tests.mcp_everything.peer import HttpEverything, http_everything, running_with_marker, stdio_config
+from tests.mcp_everything.peer import HttpEverything, http_everything, stdio_config
+from tests.processes import running_with_marker
 
 CONFIG = """\
 default:

@@ -21,8 +21,6 @@ from typing import Any
 
 import pytest
 
-from tests.processes import running_with_marker  # noqa: F401  (re-exported for the tests here)
-
 REPO = Path(__file__).resolve().parents[2]
 NPM_DIR = REPO / "tests" / "peers" / "npm"
 EVERYTHING_JS = NPM_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"

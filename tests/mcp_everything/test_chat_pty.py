@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import clean_env
-from tests.mcp_everything.peer import running_with_marker
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+from tests.processes import running_with_marker
 
 ANSWER = {"name": "Ada Lovelace", "check": True, "integer": 42}
 PROMPT_END = b"answer with one line of JSON (an object), or 'decline' / 'cancel': "

@@ -18,7 +18,8 @@ from lait_core.engine.models import AllowedToolsError, ConfigurationError
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult
 from lait_core.engine.tools.mcp import McpPool
 from tests.mcp_everything.conftest import ScriptedElicitation
-from tests.mcp_everything.peer import listening_addresses, running_with_marker, stdio_config
+from tests.mcp_everything.peer import listening_addresses, stdio_config
+from tests.processes import running_with_marker
 
 ANSWER = {"name": "Ada Lovelace", "check": True, "integer": 42}
 
