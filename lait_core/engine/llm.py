@@ -481,12 +481,35 @@ UNREACHABLE_DEFAULT_HINT = (
 )
 
 
+UNREACHABLE_LOCAL_HINT = (
+    "is the local model server running? (LM Studio: Developer tab > Start Server, or `lms server "
+    "start`); without a server, --model embedded runs the built-in model"
+)
+
+
 def _with_hint(error: LlmError, endpoint: Endpoint) -> LlmError:
     """The error to raise for the last candidate: a connection failure to the built-in default URL
-    says how to get a model."""
-    if endpoint.default_url and type(error) is LlmConnectionError:
+    says how to get a model; one to another address on this machine asks whether its server runs."""
+    if type(error) is not LlmConnectionError:
+        return error
+    if endpoint.default_url:
         return LlmConnectionError(error.base_url, f"{error.short}; {UNREACHABLE_DEFAULT_HINT}")
+    if _is_loopback(error.base_url):
+        return LlmConnectionError(error.base_url, f"{error.short}; {UNREACHABLE_LOCAL_HINT}")
     return error
+
+
+def _is_loopback(url: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 # -- one resolved model ------------------------------------------------------------------------

@@ -20,7 +20,13 @@ import pytest
 
 from lait_core.documents.models import Config
 from lait_core.engine.embedded import locate
-from lait_core.engine.llm import UNREACHABLE_DEFAULT_HINT, ChatClient, ModelCaller, RetryPolicy
+from lait_core.engine.llm import (
+    UNREACHABLE_DEFAULT_HINT,
+    UNREACHABLE_LOCAL_HINT,
+    ChatClient,
+    ModelCaller,
+    RetryPolicy,
+)
 from lait_core.engine.models import ChatRequest, ConfigurationError, LlmConnectionError, user_message
 from lait_core.engine.resolve import Endpoint, KeySource, ResolvedModel, resolve_model
 from tests.cli.conftest import REPO, Run, clean_env, run_lait
@@ -145,7 +151,29 @@ async def test_unreachable_default_endpoint_says_how_to_get_a_model() -> None:
                 message = str(raised.value)
                 assert message.startswith(f"request to {url} failed: connection failed: ")
                 assert message.endswith(UNREACHABLE_DEFAULT_HINT) is default_url, message
+                # a configured address on this machine gets the shorter question instead
+                assert message.endswith(UNREACHABLE_LOCAL_HINT) is not default_url, message
     assert "--model embedded" in UNREACHABLE_DEFAULT_HINT and "LM Studio" in UNREACHABLE_DEFAULT_HINT
+
+
+def test_only_loopback_addresses_get_the_local_hint() -> None:
+    """Which configured addresses count as "this machine" (no request is made here)."""
+    from lait_core.engine.llm import _is_loopback
+
+    for url in (
+        "http://localhost:1234/v1",
+        "http://127.0.0.1:8080/v1",
+        "http://127.1.2.3/v1",
+        "http://[::1]:1/v1",
+    ):
+        assert _is_loopback(url), url
+    for url in (
+        "https://api.openai.com/v1",
+        "http://10.0.0.5:1234/v1",
+        "http://[2001:db8::1]/v1",
+        "not a url",
+    ):
+        assert not _is_loopback(url), url
 
 
 def test_default_endpoint_is_marked_only_when_nothing_is_configured() -> None:
