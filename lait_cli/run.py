@@ -74,30 +74,23 @@ def run(
     finish(execute(file, prompt, list(input_ or []), dry_run, common, options))
 
 
-def print_load_errors(doc: WorkflowDocument, path: Path) -> None:
-    from lait_cli.runner import diagnostic_line
-
-    errors = sorted((d for d in doc.diagnostics if d.severity == "error"), key=lambda d: d.sort_key())
-    for d in errors:
-        sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
-    count = len(errors) or 1
-    sys.stderr.write(f"lait: '{path}' is not a valid workflow ({count} error{'s' if count != 1 else ''})\n")
-
-
 def load_workflow(path: Path) -> WorkflowDocument:
-    """The validated document, or exit 3 with every load error located."""
-    from lait_core.documents.workflow import parse_workflow
-    from lait_core.source.files import read_source
+    """The validated document, or exit 3 with every load error located (lint's line format)."""
+    from lait_cli.runner import diagnostic_line
+    from lait_core.engine.workflow.errors import WorkflowLoadError
+    from lait_core.engine.workflow.loader import load_document
 
-    loaded = read_source(path)
-    if loaded.text is None:
-        assert loaded.problem is not None
-        raise fail(f"cannot read workflow '{path}': {loaded.problem.message}", 3)
-    doc = parse_workflow(loaded.text, str(path))
-    if not doc.ok:
-        print_load_errors(doc, path)
-        raise typer.Exit(3)
-    return doc
+    try:
+        return load_document(None, path)
+    except WorkflowLoadError as exc:
+        if exc.unreadable:
+            raise fail(f"cannot read workflow '{path}': {exc.diagnostics[0].message}", 3) from None
+        for d in exc.diagnostics:
+            sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
+        count = len(exc.diagnostics)
+        raise fail(
+            f"'{path}' is not a valid workflow ({count} error{'s' if count != 1 else ''})", 3
+        ) from None
 
 
 def execute(

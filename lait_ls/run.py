@@ -301,23 +301,10 @@ async def _run_workflow(session: RunSession, path: Path, run_id: str, params: pr
 
 async def _dry_run(config: Config, path: Path, params: protocol.RunParams) -> str:
     """The plan text, exactly as ``lait run --dry-run`` prints it (nothing is started)."""
-    from lait_core.documents.workflow import parse_workflow
     from lait_core.engine.plan import dry_run
+    from lait_core.engine.workflow.loader import load_document
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunFailed(f"cannot read '{path}': {exc}") from None
-    doc = parse_workflow(text, str(path))
-    if not doc.ok:
-        errors = [d for d in doc.diagnostics if d.severity == "error"]
-        raise RunFailed(
-            "; ".join(
-                f"{path}:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.code} {d.message}"
-                for d in errors
-            )
-            or f"{path}: the workflow does not load"
-        )
+    doc = load_document(None, path)  # WorkflowLoadError (an EngineError): every error located
     return dry_run(doc, path, config, params.prompt, input_texts(params.inputs))
 
 

@@ -30,6 +30,8 @@ class WorkflowLoadError(WorkflowError, DocumentInvalid):
     def __init__(self, path: str, diagnostics: Sequence[Diagnostic], message: str | None = None) -> None:
         self.path = path
         self.diagnostics = tuple(diagnostics)
+        self.unreadable = message is not None
+        """The file could not be read at all (``message`` says why); else it did not validate."""
         if message is None:
             lines = [
                 f"{path}:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.code} {d.message}"
