@@ -447,22 +447,9 @@ def read_prompt(prompt: str | None) -> str:
 
 def load_chat_config(o: ChatOptions) -> tuple[Config, Path]:
     """The merged config and the folder of the project config in use (else the working directory)."""
-    from lait_core.documents.config import ConfigError, ConfigMode, load_config
+    from lait_cli.runner import load_cli_config
 
-    if o.config is not None and not o.config.is_file():
-        raise fail(f"failed to read YAML configuration file '{o.config}': no such file", 3)
-    mode = ConfigMode.DISABLED if o.no_config else ConfigMode.EXPLICIT if o.config else ConfigMode.SEARCH
-    try:
-        loaded = load_config(mode, explicit=o.config)
-    except ConfigError as exc:
-        raise fail(str(exc), 3) from None
-    if any(doc.model is None for doc in loaded.documents):
-        for d in loaded.diagnostics:
-            start = d.range.start
-            sys.stderr.write(f"lait: {d.path}:{start.line + 1}:{start.character + 1}: {d.message}\n")
-        raise typer.Exit(3)
-    config_dir = Path(loaded.project.path).resolve().parent if loaded.project is not None else Path.cwd()
-    return loaded.config, config_dir
+    return load_cli_config(o.config, o.no_config)
 
 
 def _read_text(path: Path, what: str) -> str:

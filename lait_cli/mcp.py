@@ -64,31 +64,9 @@ def load_servers(config: Path | None = None, no_config: bool = False) -> LoadedS
     """The merged config as every command reads it (``--config``, ``--no-config``, given before or
     after the subcommand; else the upward search plus the global file). Exits 3 on unreadable or
     invalid files."""
-    from lait_core.documents.config import ConfigError, ConfigMode, load_config
+    from lait_cli.runner import load_cli_config
 
-    explicit = config or GLOBALS.config
-    no_config = no_config or GLOBALS.no_config
-    if explicit is not None and no_config:
-        raise fail("--config and --no-config cannot be used together", 2)
-    if explicit is not None and not explicit.is_file():
-        raise fail(f"failed to read YAML configuration file '{explicit}': no such file", 3)
-    if no_config:
-        mode = ConfigMode.DISABLED
-    elif explicit is not None:
-        mode = ConfigMode.EXPLICIT
-    else:
-        mode = ConfigMode.SEARCH
-    try:
-        loaded = load_config(mode, explicit=explicit)
-    except ConfigError as exc:
-        raise fail(str(exc), 3) from None
-    if any(doc.model is None for doc in loaded.documents):
-        for d in loaded.diagnostics:
-            start = d.range.start
-            sys.stderr.write(f"lait: {d.path}:{start.line + 1}:{start.character + 1}: {d.message}\n")
-        raise typer.Exit(3)
-    config_dir = Path(loaded.project.path).resolve().parent if loaded.project is not None else Path.cwd()
-    return LoadedServers(loaded.config, config_dir)
+    return LoadedServers(*load_cli_config(config or GLOBALS.config, no_config or GLOBALS.no_config))
 
 
 def transport(server: McpServerConfig) -> str:

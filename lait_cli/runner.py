@@ -74,31 +74,37 @@ def diagnostic_line(d: Diagnostic, path: str | None = None) -> str:
 
 
 def load_run_config(common: Common) -> tuple[Config, Path]:
-    """The merged config and the folder of the ``lait.config.yml`` in use (else the working
-    directory). A broken config exits 3 with its located problems."""
+    """As :func:`load_cli_config`; problems of a broken config in lint's line format."""
+    return load_cli_config(common.config, common.no_config, lint_lines=True)
+
+
+def load_cli_config(
+    explicit: Path | None, no_config: bool, *, lint_lines: bool = False
+) -> tuple[Config, Path]:
+    """The merged config (``--config PATH`` exactly, ``--no-config`` none, else the upward search)
+    and the folder of the ``lait.config.yml`` in use (else the working directory). A broken config
+    exits 3 with each problem located: ``lait: file:line:col: message`` (chat, ``lait mcp``), or
+    with ``lint_lines`` as ``lait lint`` prints it followed by one ``lait:`` line (the run commands)."""
     from lait_core.documents.config import ConfigError, ConfigMode, load_config
 
-    if common.config is not None and common.no_config:
+    if explicit is not None and no_config:
         usage_error("--config and --no-config cannot be used together")
-    if common.config is not None and not common.config.is_file():
-        raise fail(f"failed to read YAML configuration file '{common.config}': no such file", 3)
-    mode = (
-        ConfigMode.DISABLED
-        if common.no_config
-        else ConfigMode.EXPLICIT
-        if common.config
-        else ConfigMode.SEARCH
-    )
+    if explicit is not None and not explicit.is_file():
+        raise fail(f"failed to read YAML configuration file '{explicit}': no such file", 3)
+    mode = ConfigMode.DISABLED if no_config else ConfigMode.EXPLICIT if explicit else ConfigMode.SEARCH
     try:
-        loaded = load_config(mode, explicit=common.config)
+        loaded = load_config(mode, explicit=explicit)
     except ConfigError as exc:
         raise fail(str(exc), 3) from None
     if any(doc.model is None for doc in loaded.documents):
         for d in loaded.diagnostics:
-            sys.stderr.write(diagnostic_line(d) + "\n")
-        raise fail(f"{loaded.display} is not a valid configuration", 3)
-    folder = Path(loaded.project.path).parent if loaded.project is not None else Path.cwd()
-    return loaded.config, folder.absolute()
+            start = d.range.start
+            line = f"{d.path}:{start.line + 1}:{start.character + 1}: {d.message}"
+            sys.stderr.write((diagnostic_line(d) if lint_lines else f"lait: {line}") + "\n")
+        if lint_lines:
+            raise fail(f"{loaded.display} is not a valid configuration", 3)
+        raise typer.Exit(3)
+    return loaded.config, loaded.folder(Path.cwd().absolute())
 
 
 def find_target(argument: str, registry: dict[str, str], what: str) -> Path:

@@ -268,8 +268,7 @@ def load_run_config(path: Path) -> tuple[Config, Path]:
                 else ""
             )
             raise RunFailed(f"{where}{first.message if first else 'the configuration does not load'}")
-    config_dir = Path(loaded.project.path).parent if loaded.project is not None else path.parent
-    return loaded.config, config_dir
+    return loaded.config, loaded.folder(path.parent)
 
 
 async def _run_agent(session: RunSession, path: Path, params: protocol.RunParams) -> str:

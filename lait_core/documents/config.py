@@ -199,6 +199,11 @@ class LoadedConfig:
     def display(self) -> str:
         return self.project.path if self.project else CONFIG_NAME
 
+    def folder(self, default: Path) -> Path:
+        """The folder of the project config in use (absolute), else ``default``: relative registry
+        paths, MCP ``cwd`` values and a run's config-relative files resolve against it."""
+        return Path(self.project.path).absolute().parent if self.project is not None else default
+
     @property
     def documents(self) -> list[ConfigDocument]:
         return [d for d in (self.global_doc, self.project) if d is not None]
