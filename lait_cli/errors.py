@@ -25,16 +25,9 @@ def _chain(exc: BaseException, *, context: bool) -> list[BaseException]:
 
 def error_message(exc: BaseException) -> str:
     """The error chain in one line: the outer message, then causes it does not already contain."""
-    parts: list[str] = []
-    for e in _chain(exc, context=False):
-        if isinstance(e, asyncio.CancelledError):
-            continue
-        text = str(e) or type(e).__name__
-        if isinstance(e, OSError) and e.strerror:
-            text = e.strerror + (f": '{e.filename}'" if e.filename else "")
-        if not parts or text not in parts[-1]:
-            parts.append(text)
-    return ": ".join(parts) or "cancelled"
+    from lait_core.engine.models import error_chain_text
+
+    return error_chain_text(exc)
 
 
 def classify_chain(exc: BaseException, sigint: bool) -> tuple[int, str]:

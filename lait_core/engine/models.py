@@ -14,6 +14,7 @@ Error classes follow how the CLI classifies failures (by type, never by message 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -194,6 +195,25 @@ def compact_json(value: Any) -> str:
 
 
 # -- errors ------------------------------------------------------------------------------------
+def error_chain_text(exc: BaseException) -> str:
+    """``exc``'s message, then the messages of its ``__cause__`` chain that the previous one does not
+    already contain, joined with ``": "`` -- what ``lait: <error chain>`` prints. An ``OSError``
+    reads as its strerror and file name; a cancellation adds nothing."""
+    parts: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if not isinstance(current, asyncio.CancelledError):
+            text = str(current) or type(current).__name__
+            if isinstance(current, OSError) and current.strerror:
+                text = current.strerror + (f": '{current.filename}'" if current.filename else "")
+            if not parts or text not in parts[-1]:
+                parts.append(text)
+        current = current.__cause__
+    return ": ".join(parts) or "cancelled"
+
+
 class EngineError(Exception):
     """Base of errors the engine raises on purpose; ``str()`` is the user-facing message."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lait_core.diagnostics import Diagnostic
-from lait_core.engine.models import DocumentInvalid, EngineError, Interrupted
+from lait_core.engine.models import DocumentInvalid, EngineError, Interrupted, error_chain_text
 
 
 class WorkflowError(EngineError):
@@ -78,16 +78,5 @@ class WorkflowTimedOut(Interrupted):
 
 
 def error_text(exc: BaseException) -> str:
-    """The message of ``exc`` followed by the messages of its causes that it does not already contain."""
-    parts: list[str] = []
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        text = str(current) or type(current).__name__
-        if not parts or text not in parts[-1]:
-            parts.append(text)
-        if isinstance(current, StepFailed):
-            break  # its message already holds the rest of the chain
-        current = current.__cause__
-    return ": ".join(parts)
+    """The error chain of ``exc`` in one line (``on_error``'s ``error``, failed-step events)."""
+    return error_chain_text(exc)
