@@ -75,25 +75,19 @@ def run(
 def load_definition(file: str, config: Config) -> AgentDefinition:
     """The agent FILE or NAME stands for; a file with errors exits 3 with every error located."""
     from lait_cli.runner import diagnostic_line, find_target
-    from lait_core.documents.agent import parse_agent
     from lait_core.engine.agent import agent_from_file
-    from lait_core.engine.models import EngineError
-    from lait_core.source.files import read_source
+    from lait_core.engine.models import DocumentInvalid, EngineError
 
     path = find_target(file, config.agents, "agent")
-    loaded = read_source(path)
-    if loaded.text is None:
-        assert loaded.problem is not None
-        raise fail(f"cannot read agent '{path}': {loaded.problem.message}", 3)
-    doc = parse_agent(loaded.text, str(path))
-    errors = sorted((d for d in doc.diagnostics if d.severity == "error"), key=lambda d: d.sort_key())
-    if errors or doc.frontmatter is None:
-        for d in errors:
-            sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
-        raise fail(f"'{path}' is not a valid agent file", 3)
     registered = file if not Path(file).expanduser().is_file() and file in config.agents else None
     try:
         return agent_from_file(path, key=registered)
+    except DocumentInvalid as exc:
+        if exc.unreadable:
+            raise fail(f"cannot read agent '{path}': {exc.diagnostics[0].message}", 3) from None
+        for d in sorted(exc.diagnostics, key=lambda d: d.sort_key()):
+            sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
+        raise fail(f"'{path}' is not a valid agent file", 3) from None
     except EngineError as exc:
         raise fail(str(exc)) from None
 

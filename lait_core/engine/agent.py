@@ -29,7 +29,7 @@ from lait_core.documents.schema_source import load_schema_file
 from lait_core.documents.workflow import is_agent_path
 from lait_core.engine.conversation import DEFAULT_SCHEMA_NAME, Reply, converse
 from lait_core.engine.loading import canonical, located_error, read_agent
-from lait_core.engine.models import ConfigurationError, EngineError, JsonObject
+from lait_core.engine.models import ConfigurationError, DocumentInvalid, EngineError, JsonObject
 from lait_core.engine.settings import Layer, resolve_llm_settings
 from lait_core.template import Template, TemplateRenderError, TemplateSyntaxError, parse, render, text_form
 
@@ -137,7 +137,7 @@ def agent_from_file(
     doc = read_agent(path, cache)
     if doc.frontmatter is None:  # parse errors are raised by read_agent; this is defensive
         error = located_error(path, doc.diagnostics)
-        raise error or ConfigurationError(f"{path}: invalid agent file")
+        raise error or DocumentInvalid(f"{path}: invalid agent file", path=str(path))
     return _from_document(doc, path, key)
 
 

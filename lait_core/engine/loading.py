@@ -21,22 +21,23 @@ def canonical(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def located_error(path: Path | str, diagnostics: Iterable[Diagnostic]) -> DocumentInvalid | None:
-    """One error naming every error-severity diagnostic as ``file:line:col: message``."""
-    lines = []
-    for d in diagnostics:
-        if d.severity is not Severity.ERROR:
-            continue
-        start = d.range.start
-        lines.append(f"{path}:{start.line + 1}:{start.character + 1}: {d.message}")
-    return DocumentInvalid("\n".join(lines)) if lines else None
+def located_error(
+    path: Path | str, diagnostics: Iterable[Diagnostic], *, unreadable: bool = False
+) -> DocumentInvalid | None:
+    """One error naming every error-severity diagnostic as ``file:line:col: message`` (and carrying
+    them, for callers that print them as lint does)."""
+    errors = [d for d in diagnostics if d.severity is Severity.ERROR]
+    lines = [f"{path}:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.message}" for d in errors]
+    if not lines:
+        return None
+    return DocumentInvalid("\n".join(lines), path=str(path), diagnostics=errors, unreadable=unreadable)
 
 
 def _read(path: Path) -> str:
     loaded = read_source(path)
     if loaded.text is None:
         assert loaded.problem is not None
-        error = located_error(path, [loaded.problem])
+        error = located_error(path, [loaded.problem], unreadable=True)
         assert error is not None
         raise error
     return loaded.text

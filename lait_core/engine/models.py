@@ -18,7 +18,10 @@ import asyncio
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from lait_core.diagnostics import Diagnostic
 
 Message = dict[str, Any]
 JsonObject = dict[str, Any]
@@ -224,7 +227,21 @@ class ConfigurationError(EngineError):
 
 class DocumentInvalid(ConfigurationError):
     """A file the run needs (workflow, agent, skill) does not validate; nothing of it ran. The CLI
-    exits 3 (validation), as for ``lait lint`` failures."""
+    exits 3 (validation), as for ``lait lint`` failures, and can print ``diagnostics`` as lint does."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        diagnostics: Sequence[Diagnostic] = (),
+        unreadable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.diagnostics = tuple(diagnostics)
+        self.unreadable = unreadable
+        """The file could not be read at all; else it did not validate."""
 
 
 class LlmError(EngineError):

@@ -28,21 +28,19 @@ class WorkflowLoadError(WorkflowError, DocumentInvalid):
     ``file:line:col: CODE message``."""
 
     def __init__(self, path: str, diagnostics: Sequence[Diagnostic], message: str | None = None) -> None:
-        self.path = path
-        self.diagnostics = tuple(diagnostics)
-        self.unreadable = message is not None
-        """The file could not be read at all (``message`` says why); else it did not validate."""
+        """``message`` is given when the file could not be read at all."""
+        unreadable = message is not None
         if message is None:
             lines = [
                 f"{path}:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.code} {d.message}"
-                for d in self.diagnostics
+                for d in diagnostics
             ]
             count = len(lines)
             message = (
                 f"'{path}' is not a valid workflow ({count} error{'s' if count != 1 else ''}):\n"
                 + "\n".join(lines)
             )
-        super().__init__(message)
+        super().__init__(message, path=path, diagnostics=diagnostics, unreadable=unreadable)
 
 
 class DecideNotSupported(WorkflowError):
