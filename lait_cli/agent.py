@@ -8,7 +8,6 @@ model and sampling come only from the frontmatter and the config's ``default:``.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -74,7 +73,7 @@ def run(
 
 def load_definition(file: str, config: Config) -> AgentDefinition:
     """The agent FILE or NAME stands for; a file with errors exits 3 with every error located."""
-    from lait_cli.runner import diagnostic_line, find_target
+    from lait_cli.runner import fail_invalid, find_target
     from lait_core.engine.agent import agent_from_file
     from lait_core.engine.models import DocumentInvalid, EngineError
 
@@ -83,11 +82,7 @@ def load_definition(file: str, config: Config) -> AgentDefinition:
     try:
         return agent_from_file(path, key=registered)
     except DocumentInvalid as exc:
-        if exc.unreadable:
-            raise fail(f"cannot read agent '{path}': {exc.diagnostics[0].message}", 3) from None
-        for d in sorted(exc.diagnostics, key=lambda d: d.sort_key()):
-            sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
-        raise fail(f"'{path}' is not a valid agent file", 3) from None
+        fail_invalid(exc, path, "agent")
     except EngineError as exc:
         raise fail(str(exc)) from None
 

@@ -9,7 +9,6 @@ stdout (or ``-o``), as text or, with ``--json``, as ``{"content", "reasoning", "
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -76,21 +75,14 @@ def run(
 
 def load_workflow(path: Path) -> WorkflowDocument:
     """The validated document, or exit 3 with every load error located (lint's line format)."""
-    from lait_cli.runner import diagnostic_line
+    from lait_cli.runner import fail_invalid
     from lait_core.engine.workflow.errors import WorkflowLoadError
     from lait_core.engine.workflow.loader import load_document
 
     try:
         return load_document(None, path)
     except WorkflowLoadError as exc:
-        if exc.unreadable:
-            raise fail(f"cannot read workflow '{path}': {exc.diagnostics[0].message}", 3) from None
-        for d in exc.diagnostics:
-            sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
-        count = len(exc.diagnostics)
-        raise fail(
-            f"'{path}' is not a valid workflow ({count} error{'s' if count != 1 else ''})", 3
-        ) from None
+        fail_invalid(exc, path, "workflow")
 
 
 def execute(

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from lait_cli.terminal import ChatTerminal, Interrupts
     from lait_core.diagnostics import Diagnostic
     from lait_core.documents.models import Config
-    from lait_core.engine.models import Usage
+    from lait_core.engine.models import DocumentInvalid, Usage
 
 _T = TypeVar("_T")
 
@@ -71,6 +71,17 @@ def diagnostic_line(d: Diagnostic, path: str | None = None) -> str:
     return (
         f"{path or d.path}:{start.line + 1}:{start.character + 1}: {d.code} {d.severity.value}: {d.message}"
     )
+
+
+def fail_invalid(exc: DocumentInvalid, path: Path, what: str) -> NoReturn:
+    """Exit 3 for a ``what`` file (workflow, agent) that cannot be read or does not validate; its
+    errors are printed as ``lait lint`` prints them."""
+    if exc.unreadable:
+        raise fail(f"cannot read {what} '{path}': {exc.diagnostics[0].message}", 3)
+    for d in sorted(exc.diagnostics, key=lambda d: d.sort_key()):
+        sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
+    article = "an" if what[0] in "aeiou" else "a"
+    raise fail(f"'{path}' is not {article} valid {what}{' file' if what == 'agent' else ''}", 3)
 
 
 def load_run_config(common: Common) -> tuple[Config, Path]:
