@@ -80,8 +80,10 @@ def fail_invalid(exc: DocumentInvalid, path: Path, what: str) -> NoReturn:
         raise fail(f"cannot read {what} '{path}': {exc.diagnostics[0].message}", 3)
     for d in sorted(exc.diagnostics, key=lambda d: d.sort_key()):
         sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
-    article = "an" if what[0] in "aeiou" else "a"
-    raise fail(f"'{path}' is not {article} valid {what}{' file' if what == 'agent' else ''}", 3)
+    if what == "agent":
+        raise fail(f"'{path}' is not a valid agent file", 3)
+    count = len(exc.diagnostics)
+    raise fail(f"'{path}' is not a valid {what} ({count} error{'s' if count != 1 else ''})", 3)
 
 
 def load_run_config(common: Common) -> tuple[Config, Path]:
