@@ -394,7 +394,11 @@ class RunStep(CommonStep):
     """Run a program (no shell); stdin is the input's text form, the value is stdout."""
 
     run: list[str] = Field(min_length=1, description="argv; each item is a template.")
-    env: dict[str, str] | None = Field(None, description="Extra environment; values `${VAR}`-expand.")
+    env: dict[str, str] | None = Field(
+        None,
+        description="If non-empty, the only variables the command sees (an allowlist, as for shell tools; "
+        "include PATH); values `${VAR}`-expand. Absent or empty: lait's environment is inherited.",
+    )
     cwd: str | None = Field(None, description="Working directory.")
 
 

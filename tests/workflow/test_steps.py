@@ -86,6 +86,7 @@ async def test_run_step_env_expansion_and_cwd(wf: Harness, monkeypatch: pytest.M
         steps:
           - run: [sh, -c, 'printf "%s|%s|%s" "$GREETING" "$PWD" "$HOME_KEPT"']
             env:
+              PATH: '${PATH}'
               GREETING: 'hi ${LAIT_WF_TEST}'
               HOME_KEPT: '${HOME}'
             cwd: sub
@@ -97,6 +98,49 @@ async def test_run_step_env_expansion_and_cwd(wf: Harness, monkeypatch: pytest.M
     assert Path(pwd).resolve() == (wf.root / "sub").resolve()
     assert home == os.environ["HOME"]
     assert wf.spawned, "on_spawn saw the child"
+
+
+CANARY = "LAIT_CANARY_SECRET"
+
+
+async def test_run_step_env_is_an_allowlist(wf: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Like a shell tool's `env:` (seed 001): a non-empty `env:` is the child's whole environment."""
+    monkeypatch.setenv(CANARY, "canary-7f3a9c")
+    wf.write(
+        "w.yml",
+        """
+        steps:
+          - id: listed
+            run: [env]
+            env:
+              PATH: '${PATH}'
+              SAFE: 'ok'
+          - id: granted
+            run: [env]
+            env:
+              PATH: '${PATH}'
+              LAIT_CANARY_SECRET: '${LAIT_CANARY_SECRET}'
+          - id: inherited
+            run: [env]
+          - jq: '[$steps.listed, $steps.granted, $steps.inherited]'
+        """,
+    )
+    listed, granted, inherited = (await wf.run("w.yml", "x")).value
+    names = {line.split("=", 1)[0] for line in listed.splitlines()}
+    assert "canary-7f3a9c" not in listed
+    assert names == {"PATH", "SAFE"}, "HOME, keys and the canary are absent unless listed"
+    assert f"{CANARY}=canary-7f3a9c" in granted.splitlines()
+    assert "HOME" not in {line.split("=", 1)[0] for line in granted.splitlines()}
+    # no env: lait's environment is inherited unchanged
+    assert f"{CANARY}=canary-7f3a9c" in inherited.splitlines()
+
+
+async def test_run_step_allowlist_without_path(wf: Harness) -> None:
+    wf.write("w.yml", "steps:\n  - id: r\n    run: [env]\n    env:\n      SAFE: ok\n")
+    with pytest.raises(StepFailed, match=r"'env' not found on the PATH of the step's env allowlist"):
+        await wf.run("w.yml", "x")
+    wf.write("abs.yml", "steps:\n  - run: [/usr/bin/env]\n    env:\n      SAFE: ok\n")
+    assert (await wf.run("abs.yml", "x")).value == "SAFE=ok"
 
 
 async def test_run_step_unset_env_var_is_an_error(wf: Harness) -> None:

@@ -18,13 +18,12 @@ A call (spec section 4):
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from lait_core.documents.envvars import EnvVarError, expand
 from lait_core.documents.json_check import check_value
 from lait_core.documents.models import ShellToolDefinition
+from lait_core.engine.containment import ContainmentError, contain
 from lait_core.engine.models import JsonObject, ToolNameError, argv_text
 from lait_core.engine.process import (
     OUTPUT_CAP,
@@ -143,27 +142,6 @@ class ShellToolSource(ToolSource):
         except Exception:
             return None
 
-    def _environment(
-        self, tool: Tool, definition: ShellToolDefinition
-    ) -> tuple[dict[str, str] | None, str | None]:
-        env: dict[str, str] | None = None
-        if definition.env:
-            env = {}
-            for key, value in definition.env.items():
-                try:
-                    env[key] = expand(value, self.environ)
-                except EnvVarError as exc:
-                    raise _RenderFailure(f"'tools.{tool.name}.env.{key}': {exc.message}") from None
-        elif self.environ is not None:
-            env = dict(self.environ)
-        cwd = None
-        if definition.cwd is not None:
-            try:
-                cwd = expand(definition.cwd, self.environ)
-            except EnvVarError as exc:
-                raise _RenderFailure(f"'tools.{tool.name}.cwd': {exc.message}") from None
-        return env, cwd
-
     async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
         definition = self._definition(tool)
         args = parse_arguments(arguments, tool.qualified_name)
@@ -172,24 +150,20 @@ class ShellToolSource(ToolSource):
             return ToolResult(VALIDATION_FAILED + "; ".join(problems), is_error=True)
         try:
             argv = render_argv(definition.command, args)
-            env, cwd = self._environment(tool, definition)
+            contained = contain(definition.env, definition.cwd, self.environ, f"tools.{tool.name}.")
         except _RenderFailure as exc:
             return ToolResult(COMMAND_FAILED + str(exc), is_error=True)
-        if (
-            definition.env
-            and "/" not in argv[0]
-            and shutil.which(argv[0], path=(env or {}).get("PATH", "")) is None
-        ):
-            # With an env allowlist the command is looked up only on the allowlist's PATH (Python
-            # would otherwise fall back to a default search path).
+        except ContainmentError as exc:
+            return ToolResult(COMMAND_FAILED + exc.message, is_error=True)
+        if contained.program_missing(argv):
             return ToolResult(
                 f"{COMMAND_FAILED}failed to spawn '{argv[0]}': No such file or directory", is_error=True
             )
         try:
             done = await run_process(
                 argv,
-                env=env,
-                cwd=cwd,
+                env=contained.env,
+                cwd=contained.cwd,
                 stdin=b"",
                 timeout=float(definition.timeout),
                 limit=self.output_limit,

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from lait_core.documents import models as m
-from lait_core.documents.envvars import EnvVarError, expand
+from lait_core.engine.containment import ContainmentError, contain
 from lait_core.engine.interaction import Question
 from lait_core.engine.process import run_process
 from lait_core.engine.workflow.errors import DecideNotSupported, WorkflowError
@@ -42,13 +40,6 @@ def strip_one_newline(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def _expand(value: str, what: str, environ: Mapping[str, str]) -> str:
-    try:
-        return expand(value, environ)
-    except EnvVarError as exc:
-        raise WorkflowError(f"'{what}': {exc.message}") from None
-
-
 @action("run")
 async def run_step(call: StepCall, value: Any) -> Any:
     model: m.RunStep = call.model
@@ -57,18 +48,22 @@ async def run_step(call: StepCall, value: Any) -> Any:
     if not argv[0].strip():
         raise WorkflowError("'run' must start with the program to execute (argv[0] rendered empty)")
     session = frame.run.session
-    environ: Mapping[str, str] = session.environ if session.environ is not None else os.environ
-    env: dict[str, str] | None = None if session.environ is None else dict(session.environ)
-    if model.env:
-        env = dict(environ)
-        for key, raw in model.env.items():
-            env[key] = _expand(raw, f"env.{key}", environ)
-    cwd = _expand(model.cwd, "cwd", environ) if model.cwd is not None else None
+    # The same containment as a shell tool (seed 001): a non-empty `env:` is an allowlist.
+    try:
+        contained = contain(model.env, model.cwd, session.environ)
+    except ContainmentError as exc:
+        raise WorkflowError(exc.message) from None
+    cwd = contained.cwd
     if cwd is not None and not Path(cwd).is_dir():
         raise WorkflowError(f"'cwd' {cwd!r} is not a directory")
+    if contained.program_missing(argv):
+        raise WorkflowError(
+            f"command '{argv[0]}' not found on the PATH of the step's env allowlist "
+            "(add PATH: \"${PATH}\" to 'env')"
+        )
     done = await run_process(
         argv,
-        env=env,
+        env=contained.env,
         cwd=cwd,
         stdin=text_form(value).encode("utf-8"),
         on_spawn=session.on_spawn,
