@@ -228,10 +228,11 @@ async def _run(
     from lait_core.engine.session import RunSession
 
     config, config_dir = load_run_config(path)
+    environ = run_environment(config_dir, read_env=ls.read_env)
     if params.dry_run:
         if kind != "workflow":
             raise RunFailed("a dry run needs a workflow file")
-        return await _dry_run(config, path, params)
+        return await _dry_run(config, path, params, environ)
     spawned = state.children.setdefault(interaction.run_id, set())
     async with RunSession.open(
         config,
@@ -239,11 +240,28 @@ async def _run(
         interaction,
         approve_tools=state.approve_tools == "always",
         on_spawn=spawned.add,
+        environ=environ,
         denial_text=EDITOR_DENIAL,
     ) as session:
         if kind == "agent":
             return await _run_agent(session, path, params)
         return await _run_workflow(session, path, interaction.run_id, params)
+
+
+def run_environment(config_dir: Path, *, read_env: bool) -> dict[str, str] | None:
+    """The environment of an editor run: the server's own, plus the variables of the ``.env`` beside
+    the project's lait.config.yml (the run file's folder without one) that it does not set -- what
+    the CLI gets from ``./.env`` when started in the project. None (inherit) with ``noEnv``."""
+    import os
+
+    from lait_core.documents.dotenv import DotenvError, with_dotenv
+
+    if not read_env:
+        return None
+    try:
+        return with_dotenv(config_dir, os.environ)
+    except DotenvError as exc:
+        raise RunFailed(str(exc)) from None
 
 
 EDITOR_DENIAL = "denied by the user in the editor"
@@ -298,13 +316,15 @@ async def _run_workflow(session: RunSession, path: Path, run_id: str, params: pr
     return result.text
 
 
-async def _dry_run(config: Config, path: Path, params: protocol.RunParams) -> str:
+async def _dry_run(
+    config: Config, path: Path, params: protocol.RunParams, environ: Mapping[str, str] | None
+) -> str:
     """The plan text, exactly as ``lait run --dry-run`` prints it (nothing is started)."""
     from lait_core.engine.plan import dry_run
     from lait_core.engine.workflow.loader import load_document
 
     doc = load_document(None, path)  # WorkflowLoadError (an EngineError): every error located
-    return dry_run(doc, path, config, params.prompt, input_texts(params.inputs))
+    return dry_run(doc, path, config, params.prompt, input_texts(params.inputs), environ)
 
 
 def input_texts(inputs: Mapping[str, Any]) -> dict[str, str]:

@@ -65,6 +65,9 @@ class LaitServer(LanguageServer):
         self.debounce = DEFAULT_DEBOUNCE
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.open_uris: set[str] = set()
+        self.read_env = True
+        """Runs read the project's ``.env`` (initialization option ``noEnv: true`` turns it off, like
+        the CLI's ``--no-env``)."""
 
     # -- documents ----------------------------------------------------------------------------
     @staticmethod
@@ -96,9 +99,11 @@ class LaitServer(LanguageServer):
 
     def configure(self, options: Any) -> None:
         """Settings from initializationOptions or workspace/didChangeConfiguration:
-        {debounce: ms, approveTools: "always" | "never"} (also under a "lait" key)."""
+        {debounce: ms, approveTools: "always" | "never", noEnv: bool} (also under a "lait" key)."""
         if isinstance(options, dict):
             lait = options.get("lait", options)
+            if isinstance(lait, dict) and isinstance(lait.get("noEnv"), bool):
+                self.read_env = not lait["noEnv"]
             if isinstance(lait, dict) and isinstance(lait.get("debounce"), int | float):
                 self.debounce = max(0.0, float(lait["debounce"]) / 1000.0)
             if isinstance(lait, dict) and lait.get("approveTools") in ("always", "never"):

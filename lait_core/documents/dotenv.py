@@ -1,7 +1,8 @@
-"""The ``.env`` file of the working directory.
+"""The ``.env`` file of the working directory (the CLI) or of the project (the language server).
 
-Only ``./.env`` is read, and it only sets variables that are not already present in the
-environment. A missing file is ignored silently.
+The CLI reads only ``./.env``; the language server reads the ``.env`` beside the project's
+lait.config.yml for each run (:func:`with_dotenv`). Either way it only sets variables that are
+not already present in the environment. A missing file is ignored silently.
 
 Syntax, line by line:
 
@@ -27,7 +28,7 @@ Errors read ``<path>:<line>: <detail>``, citing the line where the assignment st
 from __future__ import annotations
 
 import re
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -128,17 +129,36 @@ def parse_dotenv(text: str, path: str = ".env") -> dict[str, str]:
     return result
 
 
+def dotenv_values(folder: Path, display: str = ".env") -> dict[str, str]:
+    """The assignments of ``folder/.env`` ({} when there is none); errors name the file ``display``.
+
+    An unreadable or malformed file raises :class:`DotenvError`.
+    """
+    try:
+        text = (folder / ".env").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DotenvError(f"failed to read '{display}': {exc}") from None
+    return parse_dotenv(text, display)
+
+
 def load_dotenv(cwd: Path, environ: MutableMapping[str, str]) -> None:
     """Set the variables of ``cwd/.env`` that ``environ`` does not have yet.
 
     A missing file is ignored; an unreadable or malformed one raises :class:`DotenvError`.
     """
-    try:
-        text = (cwd / ".env").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DotenvError(f"failed to read '.env': {exc}") from None
-    for key, value in parse_dotenv(text, ".env").items():
+    for key, value in dotenv_values(cwd).items():
         if key not in environ:
             environ[key] = value
+
+
+def with_dotenv(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """A copy of ``environ`` with the variables of ``folder/.env`` it does not have (the language
+    server's run environment: the project's ``.env`` beside its config, never the server's own
+    environment changed). Errors name the file by its full path."""
+    merged = dict(environ)
+    values = dotenv_values(folder, str(folder / ".env"))
+    for key, value in values.items():
+        merged.setdefault(key, value)
+    return merged

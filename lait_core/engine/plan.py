@@ -77,6 +77,7 @@ def resolve_step_settings(
     *,
     workflow_models: Mapping[str, Sequence[m.ModelDefinition]] | None,
     agent_layer: bool,
+    environ: Mapping[str, str] | None = None,
 ) -> PlanSettings:
     """Model and capability lists of an LLM step, resolved exactly as a run resolves them (spec 1.7:
     each field from the first layer that sets it, then the config's ``default:``); the base URL is
@@ -98,7 +99,7 @@ def resolve_step_settings(
         ("subagents", settings.subagents),
         ("tools", settings.tools),
     )
-    return PlanSettings(endpoint.model_id, endpoint.base_url(), caps)
+    return PlanSettings(endpoint.model_id, endpoint.base_url(environ), caps)
 
 
 class _Planner:
@@ -108,8 +109,10 @@ class _Planner:
         path: Path,
         config: m.Config,
         inputs: Mapping[str, Any],
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         assert doc.model is not None
+        self.environ = environ
         self.doc = doc
         self.workflow = doc.model
         self.base = path.parent
@@ -202,6 +205,7 @@ class _Planner:
             self.config,
             workflow_models=self.workflow.models,
             agent_layer=agent_layer,
+            environ=self.environ,
         )
         self.out(inner, f"model: {settings.model_id} @ {settings.base_url}")
         for key, values in settings.capabilities:
@@ -372,6 +376,7 @@ def dry_run_plan(
     config: m.Config,
     initial_input: Any,
     inputs: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> str:
     """The plan of a loaded, valid workflow file (``doc.ok``) as text.
 
@@ -381,7 +386,7 @@ def dry_run_plan(
     """
     if doc.model is None:
         raise PlanError(f"{path}: the workflow did not load")
-    return _Planner(doc, path, config, inputs or {}).plan(initial_input)
+    return _Planner(doc, path, config, inputs or {}, environ).plan(initial_input)
 
 
 # -- the whole dry run: inputs and the initial value typed and checked as a run does ---------------
@@ -403,9 +408,15 @@ def top_level_schema(doc: WorkflowDocument, path: Path) -> Any:
 
 
 def dry_run(
-    doc: WorkflowDocument, path: Path, config: m.Config, prompt: str | None, cli_inputs: dict[str, str]
+    doc: WorkflowDocument,
+    path: Path,
+    config: m.Config,
+    prompt: str | None,
+    cli_inputs: dict[str, str],
+    environ: Mapping[str, str] | None = None,
 ) -> str:
-    """The plan text; the initial value and inputs are typed and checked as a run does."""
+    """The plan text; the initial value and inputs are typed and checked as a run does (``environ``:
+    the run's environment for ``${VAR}`` in base URLs; None: the process's)."""
     from lait_core.engine.workflow.inputs import bind_inputs, initial_value
     from lait_core.engine.workflow.schemas import validate
 
@@ -415,4 +426,4 @@ def dry_run(
     initial = initial_value(prompt, schema)
     if schema is not None and prompt is not None:  # without a PROMPT the null value is not checked
         validate(initial, schema, "input", "the workflow's input")
-    return dry_run_plan(doc, path=path, config=config, initial_input=initial, inputs=inputs)
+    return dry_run_plan(doc, path=path, config=config, initial_input=initial, inputs=inputs, environ=environ)

@@ -103,10 +103,17 @@ def make_client() -> RunClient:
 
 @contextlib.asynccontextmanager
 async def run_client(
-    tmp_path: Path, *, lait: bool = True, approve: str | None = "always", progress: bool = True
+    tmp_path: Path,
+    *,
+    lait: bool = True,
+    approve: str | None = "always",
+    progress: bool = True,
+    init: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[RunClient]:
-    """``approve=None``: no ``approveTools`` setting at all (the server's default)."""
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "PYTHONPATH": str(ROOT)}
+    """``approve=None``: no ``approveTools`` setting at all (the server's default); ``init``: more
+    initialization options; ``env``: more variables in the server's environment."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "PYTHONPATH": str(ROOT), **(env or {})}
     config = ClientServerConfig(server_command=SERVER, server_env=env, client_factory=make_client)
     client = await config.start()
     assert isinstance(client, RunClient)
@@ -120,7 +127,11 @@ async def run_client(
                 ),
             ),
             root_uri=tmp_path.as_uri(),
-            initialization_options={"debounce": 0, **({"approveTools": approve} if approve else {})},
+            initialization_options={
+                "debounce": 0,
+                **({"approveTools": approve} if approve else {}),
+                **(init or {}),
+            },
         )
     )
     try:
