@@ -182,6 +182,10 @@ def merge(low: Config, high: Config, high_set: set[str]) -> Config:
         ),
         tools={**low.tools, **high.tools},
         jev=jev,
+        # confinement only tightens: a global `confine: project` holds whatever a project says
+        confine="project"
+        if "project" in (low.confine, high.confine)
+        else (high.confine if "confine" in high_set else low.confine),
     )
 
 

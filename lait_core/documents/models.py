@@ -271,6 +271,12 @@ class Config(Strict):
     jev: JevConfig = Field(
         default_factory=JevConfig, description="Decision API settings for `decide:` steps."
     )
+    confine: Literal["project", "none"] | None = Field(
+        None,
+        description="`project`: a run fails when a `write:`, `files:`/`images:`, `agent:` or `workflow:` path "
+        "leads outside the folder of the project's lait.config.yml (symbolic links resolved). Default `none`. "
+        "A global `confine: project` cannot be lifted by a project.",
+    )
 
 
 # --------------------------------------------------------------------------------------------

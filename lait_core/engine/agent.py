@@ -168,13 +168,17 @@ def load_agent(
     inline: Mapping[str, InlineAgent] | None = None,
     files_first: bool = False,
     cache: dict[tuple[str, str], Any] | None = None,
+    confine: Path | None = None,
 ) -> AgentDefinition:
     """Resolve an agent reference (spec 1.5 ``agent:``, 3.2).
 
     Order: a name in ``inline`` (a workflow's ``agents:``); a path when ``ref`` has a separator or
     ends in ``.md`` (relative to ``base_dir``); with ``files_first`` (``lait agent run``), any
-    existing file; a name registered under ``agents:`` (relative to ``config_dir``).
+    existing file; a name registered under ``agents:`` (relative to ``config_dir``). ``confine``:
+    the folder an agent file must be in (``confine: project``), checked before the file is read.
     """
+    from lait_core.engine.confine import check_inside
+
     if not ref.strip():
         raise ConfigurationError("the agent reference must not be empty")
     if inline is not None and ref in inline:
@@ -182,11 +186,14 @@ def load_agent(
     candidate = Path(ref).expanduser()
     candidate = candidate if candidate.is_absolute() else base_dir / candidate
     if is_agent_path(ref) or (files_first and candidate.is_file()):
+        check_inside(confine, candidate, "the agent file")
         return agent_from_file(candidate, cache=cache)
     registered = config.agents.get(ref)
     if registered is not None:
         path = Path(registered).expanduser()
-        return agent_from_file(path if path.is_absolute() else config_dir / path, key=ref, cache=cache)
+        path = path if path.is_absolute() else config_dir / path
+        check_inside(confine, path, f"the agent file of '{ref}'")
+        return agent_from_file(path, key=ref, cache=cache)
     if inline is not None:
         raise ConfigurationError(
             f"agent '{ref}' is neither defined in this workflow's 'agents:' nor registered under 'agents:' "

@@ -204,6 +204,7 @@ def test_typed_indentation_does_not_pop_up_keys() -> None:
             ["none", "minimal", "low", "medium", "high", "xhigh"],
         ),
         ("default:\n  render: ‸\n", C, ["true", "false"]),
+        ("confine: ‸\n", C, ["project", "none"]),
         ("models:\n  a:\n    - api: ‸\n", C, ["chat_completions", "responses"]),
         (
             "models:\n  a:\n    - default_reasoning_effort: h‸\n",

@@ -11,6 +11,7 @@ from typing import Any
 from lait_core.documents import models as m
 from lait_core.documents.config import resolve_gguf_paths
 from lait_core.documents.workflow import WorkflowDocument
+from lait_core.engine.confine import check_inside, confined_root
 from lait_core.engine.interaction import Note, WorkflowStarted
 from lait_core.engine.workflow.errors import WorkflowError, WorkflowTimedOut
 from lait_core.engine.workflow.evaluate import jq_value
@@ -123,6 +124,10 @@ async def workflow_step(call: StepCall, value: Any) -> Any:
     frame = call.frame
     ref = model.workflow
     path = child_path(frame, ref)
+    session = frame.run.session
+    check_inside(
+        confined_root(session.config, session.config_dir), path, f"the workflow of 'workflow: {ref}'"
+    )
     check_nesting(frame, ref, path)
     doc = load_document(frame.run, path)
     check_placement(doc, frame, ref)

@@ -22,7 +22,15 @@ AGENT_NOTE = (
 
 
 def _attachments(call: StepCall, value: Any, templates: list[str] | None, key: str) -> list[str]:
-    return [render_template(call.frame, t, value, f"{key}[{i}]") for i, t in enumerate(templates or [])]
+    from lait_core.engine.confine import check_inside, confined_root
+
+    session = call.frame.run.session
+    root = confined_root(session.config, session.config_dir)
+    paths = [render_template(call.frame, t, value, f"{key}[{i}]") for i, t in enumerate(templates or [])]
+    for i, path in enumerate(paths):
+        if key == "files" or not path.startswith(("http://", "https://")):
+            check_inside(root, path, f"'{key}[{i}]'")
+    return paths
 
 
 def _user(text: str, files: list[str], images: list[str]) -> str | list[JsonObject]:
@@ -77,6 +85,7 @@ async def prompt_step(call: StepCall, value: Any) -> Any:
 @action("agent")
 async def agent_step(call: StepCall, value: Any) -> Any:
     from lait_core.engine.agent import load_agent, run_agent
+    from lait_core.engine.confine import confined_root
 
     model: m.AgentStep = call.model
     frame = call.frame
@@ -89,6 +98,7 @@ async def agent_step(call: StepCall, value: Any) -> Any:
         base_dir=scope.base_dir,
         inline=scope.doc.inline_agents,
         cache=session.cache,
+        confine=confined_root(session.config, session.config_dir),
     )
     reply = await run_agent(
         session,

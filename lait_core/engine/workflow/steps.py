@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from lait_core.documents import models as m
+from lait_core.engine.confine import check_inside, confined_root
 from lait_core.engine.containment import ContainmentError, contain
 from lait_core.engine.interaction import Question
 from lait_core.engine.process import run_process
@@ -89,6 +90,8 @@ async def write_step(call: StepCall, value: Any) -> Any:
     target = render_template(call.frame, model.write, value, "write")
     if not target.strip():
         raise WorkflowError("'write' rendered an empty path")
+    session = call.frame.run.session
+    check_inside(confined_root(session.config, session.config_dir), target, "the 'write' path")
     try:
         with Path(target).open("w", encoding="utf-8") as fh:
             fh.write(text_form(value))
