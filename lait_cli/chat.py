@@ -1,8 +1,8 @@
 """`lait [OPTIONS] [PROMPT]`: single-shot chat (spec tools-mcp-cli 1.3).
 
-Dispatch (:func:`select_entry`): when the first positional argument is a subcommand name, the
-normal typer app runs (a chat option before the subcommand is a usage error); otherwise this
-module's command runs with the chat options flattened onto ``lait`` itself, so ``lait hello``,
+Dispatch (:func:`lait_cli.commands.select`): when the first positional argument is a subcommand
+name, the subcommand tree runs (a chat option before the subcommand is a usage error); otherwise
+this module's command runs with the chat options flattened onto ``lait`` itself, so ``lait hello``,
 ``lait --model m hello``, ``lait hello --model m``, ``echo hi | lait`` and ``lait -- lint`` (the
 prompt "lint") are chats.
 
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from lait_cli.commands import stdin_is_tty
 from lait_cli.errors import classify_chain
 from lait_cli.main import _version, fail
 
@@ -44,11 +45,7 @@ if TYPE_CHECKING:
     )
     from lait_core.engine.settings import LlmSettings
 
-# -- dispatch ------------------------------------------------------------------------------------
-GLOBAL_VALUE_OPTIONS = frozenset({"--config"})
-GLOBAL_FLAGS = frozenset(
-    {"--no-config", "--no-env", "--verbose", "--approve-tools", "--cache", "--no-cache", "--help"}
-)
+# -- dispatch (lait_cli.commands) -----------------------------------------------------------------
 CHAT_VALUE_OPTIONS = frozenset(
     {
         "--model",
@@ -77,92 +74,6 @@ CHAT_VALUE_OPTIONS = frozenset(
 )
 """Every root option that takes a value (also those of chat features not offered yet): the scan
 for the first positional argument must skip their values."""
-VERSION_FLAGS = frozenset({"--version", "-V"})
-
-
-@dataclass(frozen=True, slots=True)
-class Scan:
-    positional: str | None
-    """The first positional argument (None: there is none)."""
-    after_dashdash: bool
-    """It came after a literal ``--`` (so it is a prompt, never a subcommand)."""
-    options: tuple[str, ...]
-    """The option names before it."""
-
-
-def scan_arguments(args: list[str]) -> Scan:
-    options: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            rest = args[i + 1 :]
-            return Scan(rest[0] if rest else None, True, tuple(options))
-        if arg == "-" or not arg.startswith("-"):
-            return Scan(arg, False, tuple(options))
-        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
-        options.append(name)
-        takes_value = name in GLOBAL_VALUE_OPTIONS or name in CHAT_VALUE_OPTIONS
-        i += 2 if takes_value and "=" not in arg else 1
-    return Scan(None, False, tuple(options))
-
-
-def _is_global(option: str) -> bool:
-    return (
-        option in GLOBAL_FLAGS
-        or option in GLOBAL_VALUE_OPTIONS
-        or option in VERSION_FLAGS
-        or re.fullmatch(r"-v+", option) is not None
-    )
-
-
-def command_names(app: typer.Typer) -> dict[str, str]:
-    """The registered subcommands (name -> one-line help), hidden ones excluded."""
-    names: dict[str, str] = {}
-    for info in app.registered_commands:
-        if info.hidden:
-            continue
-        name = info.name or (info.callback.__name__.replace("_", "-") if info.callback else None)
-        if name:
-            names[name] = (info.help or "").strip().splitlines()[0] if info.help else ""
-    for group in app.registered_groups:
-        if group.hidden:
-            continue
-        name = group.name or (group.typer_instance.info.name if group.typer_instance else None)
-        if isinstance(name, str) and name:
-            text = group.help if isinstance(group.help, str) else ""
-            names[name] = text.strip().splitlines()[0] if text.strip() else ""
-    return names
-
-
-def _stdin_is_tty() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
-def select_entry(app: typer.Typer, args: list[str]) -> typer.Typer:
-    """The typer app that handles ``args``: ``app`` for subcommands and ``--version``, else chat.
-
-    Exits with 2 when a chat option precedes a subcommand (spec 1.1).
-    """
-    commands = command_names(app)
-    scan = scan_arguments(args)
-    if scan.positional is not None and not scan.after_dashdash and scan.positional in commands:
-        for option in scan.options:
-            if not _is_global(option):
-                sys.stderr.write(
-                    f"lait: the argument '{option}' cannot be used with subcommand '{scan.positional}'\n"
-                )
-                raise SystemExit(2)
-        return app
-    if scan.positional is None and not scan.after_dashdash:
-        if any(o in VERSION_FLAGS for o in scan.options):
-            return app
-        if not args and _stdin_is_tty():
-            return app  # the REPL is not available yet: show the commands
-    return chat_app(commands)
 
 
 def chat_app(commands: dict[str, str]) -> typer.Typer:
@@ -437,7 +348,7 @@ def read_prompt(prompt: str | None) -> str:
     text = read_optional_prompt(prompt)
     if text is not None:
         return text
-    if _stdin_is_tty():
+    if stdin_is_tty():
         _usage_error(
             "a PROMPT is required; provide one or pipe input via stdin (the interactive REPL is not "
             "available in this version)"

@@ -23,10 +23,18 @@ app = typer.Typer(
 
 
 class Globals:
+    """The global options (spec tools-mcp-cli 1.2), given before or after the subcommand
+    (``lait_cli.commands`` adds them to every command)."""
+
     config: Path | None = None
     no_config: bool = False
+    no_env: bool = False
     verbose: int = 0
     approve_tools: bool = False
+    cache: bool = False
+    """``--cache``: use the response cache whatever ``default.cache`` says."""
+    no_cache: bool = False
+    """``--no-cache``: neither read nor write the cache, whatever ``default.cache`` says."""
 
 
 GLOBALS = Globals()
@@ -58,13 +66,23 @@ def root(
     approve_tools: Annotated[
         bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
     ] = False,
+    cache: Annotated[
+        bool, typer.Option("--cache", help="Use the response cache .lait/cache/ (default: default.cache).")
+    ] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
+    ] = False,
 ) -> None:
-    if config is not None and no_config:
-        raise fail("--config and --no-config cannot be used together", 2)
+    from lait_cli.commands import check_conflicts
+
     GLOBALS.config = config
     GLOBALS.no_config = no_config
+    GLOBALS.no_env = no_env
     GLOBALS.verbose = verbose
     GLOBALS.approve_tools = approve_tools
+    GLOBALS.cache = cache
+    GLOBALS.no_cache = no_cache
+    check_conflicts(GLOBALS)
 
 
 def _register() -> None:
@@ -101,9 +119,9 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     _load_env(args)
     _register()
-    from lait_cli.chat import select_entry
+    from lait_cli.commands import select
 
-    entry = select_entry(app, args)  # a subcommand's app, or bare chat (`lait [OPTIONS] [PROMPT]`)
+    entry, args = select(app, args)  # the subcommand tree, or bare chat (`lait [OPTIONS] [PROMPT]`)
     try:
         entry(args=args, prog_name="lait")
     except KeyboardInterrupt:
