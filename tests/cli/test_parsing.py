@@ -150,7 +150,9 @@ def test_a_chat_option_before_a_missing_subcommand_is_a_usage_error(chat: Lait) 
         (["run", "wf.yml", "--", "--no-env"], ["run", "wf.yml", "--", "--no-env"]),
     ],
 )
-def test_global_options_after_the_subcommand_move_in_front_of_it(args: list[str], expected: list[str]) -> None:
+def test_global_options_after_the_subcommand_move_in_front_of_it(
+    args: list[str], expected: list[str]
+) -> None:
     assert commands.hoist_globals(_tree(), args) == expected
 
 
