@@ -86,7 +86,7 @@ def root(
 
 
 def _register() -> None:
-    from lait_cli import agent, graph, lint, lists, ls, mcp, rule, run, schema
+    from lait_cli import agent, doctor, graph, lint, lists, ls, mcp, rule, run, schema
 
     lint.register(app)
     schema.register(app)
@@ -97,6 +97,7 @@ def _register() -> None:
     agent.register(app)
     graph.register(app)
     lists.register(app)
+    doctor.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

@@ -127,13 +127,25 @@ class _State:
     models: list[str] = field(default_factory=lambda: ["scripted-model"])
     log: TextIO | None = None
     counter: int = 0
+    api_key: str | None = None
+    """When set, a request without ``Authorization: Bearer <api_key>`` is answered 401."""
 
 
 class ScriptedOpenAIServer:
     """The server; use as a context manager (``with ScriptedOpenAIServer() as server``)."""
 
-    def __init__(self, script: Iterable[Item] = (), host: str = "127.0.0.1", port: int = 0) -> None:
-        self._state = _State(script=deque(script))
+    def __init__(
+        self,
+        script: Iterable[Item] = (),
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        models: Iterable[str] | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self._state = _State(script=deque(script), api_key=api_key)
+        if models is not None:
+            self._state.models = list(models)
         state = self._state
 
         class Handler(_Handler):
@@ -207,8 +219,17 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     # GET /models
+    def _unauthorized(self) -> bool:
+        key = self.shared.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return False
+        self._send_json(401, {"error": {"message": "invalid api key"}})
+        return True
+
     def do_GET(self) -> None:
         self._record(None)
+        if self._unauthorized():
+            return
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "owned_by": "scripted"} for m in self.shared.models]
             self._send_json(200, {"object": "list", "data": data})
@@ -223,6 +244,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw
         self._record(body)
+        if self._unauthorized():
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"message": f"no such path {self.path}"}})
             return
