@@ -86,7 +86,7 @@ def root(
 
 
 def _register() -> None:
-    from lait_cli import agent, doctor, graph, lint, lists, ls, mcp, rule, run, schema
+    from lait_cli import agent, doctor, graph, init, lint, lists, ls, mcp, rule, run, schema
 
     lint.register(app)
     schema.register(app)
@@ -98,6 +98,7 @@ def _register() -> None:
     graph.register(app)
     lists.register(app)
     doctor.register(app)
+    init.register(app)
 
 
 def _load_env(argv: list[str]) -> None:
