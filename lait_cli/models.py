@@ -57,7 +57,8 @@ def models(
 
 
 def alias_rows(config: Config) -> list[dict[str, Any]]:
-    from lait_core.engine.resolve import BUILTIN_MODEL_ID, EMBEDDED_ALIAS
+    from lait_core.engine.embedded.locate import BUILTIN_MODEL_ID
+    from lait_core.engine.resolve import EMBEDDED_ALIAS
 
     default = config.default.model
     rows: list[dict[str, Any]] = []
