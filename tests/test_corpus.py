@@ -51,6 +51,7 @@ FAMILIES = {
     "3": "workflow",
     "4": "references",
     "5": "capabilities",
+    "6": "security",
 }
 
 

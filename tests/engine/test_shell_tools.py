@@ -320,3 +320,24 @@ async def test_unknown_tool_reference() -> None:
     with pytest.raises(ToolNameError) as info:
         await source.list_tools()
     assert str(info.value) == "unknown tool 'rg'; define it under 'tools:' in lait.config.yml"
+
+
+async def test_pattern_keeps_an_option_out_of_the_argv(tmp_path: Path) -> None:
+    """lait enforces ``pattern`` of top-level string properties (spec section 4's validator does not),
+    so ``^[^-]`` really keeps ``--version`` from reaching ``ls`` as an option (LAIT601's advice)."""
+    schema = {"type": "object", "properties": {"path": {"type": "string", "pattern": "^[^-]"}}}
+    definition = {"command": ["ls", "{{ input.path }}"], "parameters": schema, "cwd": str(tmp_path)}
+    result, spawned = await run_tool(definition, {"path": "--version"})
+    assert result.is_error and spawned == []
+    assert result.text == (
+        "tool arguments failed validation: arguments.path: \"--version\" does not match the pattern '^[^-]'"
+    )
+    (tmp_path / "a.txt").write_text("x", encoding="utf-8")
+    result, _ = await run_tool(definition, {"path": "a.txt"})
+    assert result == ToolResult("a.txt")
+    broken = {
+        "command": ["echo", "{{ input.path }}"],
+        "parameters": {"properties": {"path": {"pattern": "("}}},
+    }
+    result, spawned = await run_tool(broken, {"path": "x"})
+    assert result.is_error and "is not a valid regular expression" in result.text and spawned == []

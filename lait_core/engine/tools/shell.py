@@ -4,8 +4,8 @@ A call (spec section 4):
 
 1. parse the arguments -- blank or ``null`` is ``{}``; invalid JSON or a non-object aborts (hard);
 2. check them against ``parameters`` with lait's partial validator (``type``/``enum``/``required``
-   through ``properties``/``items``); a failure is the result ``tool arguments failed validation:
-   ...`` and nothing runs;
+   through ``properties``/``items``; lait also enforces ``pattern`` of top-level string
+   properties); a failure is the result ``tool arguments failed validation: ...`` and nothing runs;
 3. render each argv element as a template over ``{input: <args>, steps: {}, vars: {}}`` (strict,
    no escaping, ``json`` helper; a bare ``{{ input }}`` is rejected);
 4. expand ``${VAR}`` in ``env`` values and ``cwd``; a non-empty ``env`` is the child's *whole*
@@ -18,6 +18,7 @@ A call (spec section 4):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -60,6 +61,36 @@ COMMAND_FAILED = "tool command failed: "
 
 class _RenderFailure(Exception):
     pass
+
+
+def pattern_problems(args: JsonObject, parameters: Mapping[str, Any]) -> list[str]:
+    """``pattern`` of the top-level string properties, enforced (beyond spec section 4's validator,
+    which ignores it): a shell tool's ``pattern`` is what keeps a model-chosen argument from being
+    read as an option (``^[^-]``), so it must hold, not only be shown to the model. Searched as
+    JSON Schema does (unanchored), with Python's ``re``."""
+    import re
+
+    properties = parameters.get("properties")
+    if not isinstance(properties, Mapping):
+        return []
+    problems = []
+    for name, schema in properties.items():
+        value = args.get(name)
+        pattern = schema.get("pattern") if isinstance(schema, Mapping) else None
+        if not isinstance(value, str) or not isinstance(pattern, str):
+            continue
+        try:
+            matched = re.search(pattern, value) is not None
+        except re.error as exc:
+            problems.append(
+                f"arguments.{name}: the schema's pattern {pattern!r} is not a valid regular expression ({exc})"
+            )
+            continue
+        if not matched:
+            problems.append(
+                f"arguments.{name}: {json.dumps(value)[:200]} does not match the pattern {pattern!r}"
+            )
+    return problems
 
 
 def _bare_input(template: Template) -> bool:
@@ -145,7 +176,7 @@ class ShellToolSource(ToolSource):
     async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
         definition = self._definition(tool)
         args = parse_arguments(arguments, tool.qualified_name)
-        problems = check_value(args, tool.parameters, "arguments")
+        problems = check_value(args, tool.parameters, "arguments") or pattern_problems(args, tool.parameters)
         if problems:
             return ToolResult(VALIDATION_FAILED + "; ".join(problems), is_error=True)
         try:

@@ -8,6 +8,7 @@ from pathlib import Path
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigDocument
 from lait_core.lint.checks.gguf import check_gguf_files
+from lait_core.lint.security import literal_secret, option_injection, shell_interpolation
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 _EXPANDED_TOP = ("base_url", "api_key")
@@ -153,4 +154,7 @@ def check_config(doc: ConfigDocument) -> list[Diagnostic]:
     check_registry(root, Path(doc.path).parent, out)
     check_gguf_files(root, Path(doc.path).parent, out)
     check_placeholders(root, out)
+    option_injection.check(root, out)
+    literal_secret.check(root, doc.path, out)
+    shell_interpolation.check_config(root, out)
     return out

@@ -24,6 +24,7 @@ from lait_core.lint.checks.agents import (
 )
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
 from lait_core.lint.checks.gguf import check_gguf_files
+from lait_core.lint.security import shell_interpolation, write_path
 from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
 
@@ -223,6 +224,17 @@ class WorkflowChecks:
             self.agent_reference(step, doc, base, state, out)
         elif step.kind == "workflow":
             self.workflow_reference(step, base, stack, out)
+        elif step.kind == "write":
+            loaded = self.ws.loaded_config
+            project = (
+                Path(os.path.realpath(Path(loaded.project.path).parent))
+                if loaded and loaded.project
+                else None
+            )
+            confined = self.ws.config is not None and self.ws.config.confine == "project"
+            write_path.check(step.get("write"), step.label, project, confined, out)
+        elif step.kind == "run":
+            shell_interpolation.check_run_step(step.get("run"), step.label, out)
 
     def target(
         self,

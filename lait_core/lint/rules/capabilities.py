@@ -10,7 +10,7 @@ W = Severity.WARNING
 CONFIG = (
     "mcp_servers:\n  fs: {command: mcp-fs}\n  locked: {command: mcp-x, allowed_tools: []}\n"
     "skills:\n  pdf: skills/pdf\nagents:\n  reviewer: agents/reviewer.md\n"
-    "tools:\n  grep: {command: [rg, '{{ input.pattern }}']}\n"
+    "tools:\n  grep: {command: [rg, '--', '{{ input.pattern }}']}\n"
 )
 
 rule(

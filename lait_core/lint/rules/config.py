@@ -52,7 +52,7 @@ rule(
     "list, and `parameters` (the JSON Schema the model sees) must be a JSON object.",
     Example("tools:\n  grep:\n    command: []\n", filename=C),
     Example(
-        "tools:\n  grep:\n    command: [rg, '{{ input.pattern }}']\n    parameters: {type: object}\n",
+        "tools:\n  grep:\n    command: [rg, '--', '{{ input.pattern }}']\n    parameters: {type: object}\n",
         filename=C,
     ),
 )
