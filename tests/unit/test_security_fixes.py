@@ -44,7 +44,7 @@ def fixed(text: str, code: str) -> str:
             "tools:\n  g:\n    command: [rg, '--', '{{ input.p }}', .]\n",
         ),
         (
-            "tools:\n  g:\n    command:\n      - rg\n      -   \"{{ input.p }}\"\n",
+            'tools:\n  g:\n    command:\n      - rg\n      -   "{{ input.p }}"\n',
             "tools:\n  g:\n    command:\n      - rg\n      -   '--'\n      -   \"{{ input.p }}\"\n",
         ),
     ],
@@ -83,7 +83,9 @@ def test_literal_secret_fix_uses_placeholders_and_messages_never_show_the_secret
     assert [d.code for d in lint(after)] == []
 
 
-def test_the_global_config_is_not_checked_for_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_global_config_is_not_checked_for_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     path = tmp_path / "lait" / "config.yml"
     findings = Linter(LintOptions(ConfigMode.DISABLED)).lint_text(SECRETS, path, FileKind.CONFIG)
