@@ -142,6 +142,10 @@ class ChatOptions:
     config: Path | None = None
     no_config: bool = False
     verbose: int = 0
+    prompt_name: str | None = None
+    """``-p NAME``: render ``prompts.NAME.template`` with PROMPT/stdin as ``{{ input }}``."""
+    vars: list[str] = field(default_factory=list)
+    """``--var KEY=VALUE`` options (a named prompt's ``vars:`` overrides)."""
 
     @property
     def output_file(self) -> Path | None:
@@ -263,6 +267,19 @@ def chat(
             "--image", metavar="PATH_OR_URL", help="Attach an image file or http(s) URL (repeatable)."
         ),
     ] = None,
+    prompt_name: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt-name",
+            "-p",
+            metavar="NAME",
+            help="Render the config's prompts.NAME.template with PROMPT/stdin as {{ input }}.",
+        ),
+    ] = None,
+    var: Annotated[
+        list[str] | None,
+        typer.Option("--var", metavar="KEY=VALUE", help="Override a named prompt's vars (repeatable)."),
+    ] = None,
     approve_tools: Annotated[
         bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
     ] = False,
@@ -311,6 +328,8 @@ def chat(
         config=config,
         no_config=no_config,
         verbose=verbose,
+        prompt_name=prompt_name,
+        vars=list(var or []),
     )
     code = execute(options)
     from lait_cli.terminal import exit_now, prompt_threads_alive
@@ -613,11 +632,40 @@ def present(o: ChatOptions, plan: Plan, result: LoopResult, terminal: ChatTermin
         sys.stderr.write(_usage_line(plan, result) + "\n")
 
 
+def named_prompt(o: ChatOptions, config: Config, text: str) -> str:
+    """``-p NAME``: the rendered template; the prompt's ``model`` fills in for a missing ``--model``."""
+    from lait_core.engine.models import EngineError
+    from lait_core.prompts import UsageError, find_prompt, parse_vars, render_prompt
+
+    assert o.prompt_name is not None
+    try:
+        overrides = parse_vars(o.vars)
+    except UsageError as exc:
+        _usage_error(str(exc))
+    try:
+        definition = find_prompt(config, o.prompt_name)
+        rendered = render_prompt(o.prompt_name, definition, text, overrides)
+    except EngineError as exc:
+        raise fail(str(exc), 1) from None
+    if o.model is None:
+        o.model = definition.model
+    return rendered
+
+
 def execute(o: ChatOptions) -> int:
     """One chat; returns the exit code (usage and config errors exit through :func:`fail`)."""
     check_usage(o)
-    prompt = read_prompt(o.prompt)
+    if o.prompt_name is None and o.vars:
+        _usage_error("--var needs a named prompt (-p/--prompt-name NAME)")
+    if o.prompt_name is not None:
+        from lait_cli.runner import read_optional_prompt
+
+        prompt = read_optional_prompt(o.prompt) or ""
+    else:
+        prompt = read_prompt(o.prompt)
     config, config_dir = load_chat_config(o)
+    if o.prompt_name is not None:
+        prompt = named_prompt(o, config, prompt)
 
     from lait_cli.terminal import ChatTerminal, Interrupts, LazyFile, run_interruptible
     from lait_core.engine.models import EngineError

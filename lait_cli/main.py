@@ -86,7 +86,7 @@ def root(
 
 
 def _register() -> None:
-    from lait_cli import agent, doctor, graph, init, lint, lists, ls, mcp, models, rule, run, schema
+    from lait_cli import agent, doctor, graph, init, lint, lists, ls, mcp, models, prompt, rule, run, schema
 
     lint.register(app)
     schema.register(app)
@@ -100,6 +100,7 @@ def _register() -> None:
     doctor.register(app)
     init.register(app)
     models.register(app)
+    prompt.register(app)
 
 
 def _load_env(argv: list[str]) -> None:
