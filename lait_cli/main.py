@@ -86,7 +86,22 @@ def root(
 
 
 def _register() -> None:
-    from lait_cli import agent, doctor, graph, init, lint, lists, ls, mcp, models, prompt, rule, run, schema
+    from lait_cli import (
+        agent,
+        doctor,
+        graph,
+        init,
+        lint,
+        lists,
+        ls,
+        mcp,
+        models,
+        prompt,
+        rule,
+        run,
+        schema,
+        serve,
+    )
 
     lint.register(app)
     schema.register(app)
@@ -101,6 +116,7 @@ def _register() -> None:
     init.register(app)
     models.register(app)
     prompt.register(app)
+    serve.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

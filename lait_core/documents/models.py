@@ -235,6 +235,18 @@ class JevConfig(Strict):
     model: str | None = Field(None, description="Default `jev-latest`.")
 
 
+class ServeSettings(Strict):
+    """`lait serve --mcp` settings."""
+
+    approvals: Literal["off", "elicit"] = Field(
+        "off",
+        description=(
+            "`elicit`: every tool call of a served run asks the person at the MCP client (through "
+            "elicitation) before it runs; `off` (default): served runs never ask."
+        ),
+    )
+
+
 class Config(Strict):
     """lait.config.yml: models, MCP servers, tools, registries and defaults."""
 
@@ -277,6 +289,7 @@ class Config(Strict):
         "leads outside the folder of the project's lait.config.yml (symbolic links resolved). Default `none`. "
         "A global `confine: project` cannot be lifted by a project.",
     )
+    serve: ServeSettings = Field(default_factory=ServeSettings, description="`lait serve --mcp` settings.")
 
 
 # --------------------------------------------------------------------------------------------

@@ -68,9 +68,12 @@ class RunSession:
         wrap_sender: SenderWrapper | None = None,
         mcp_stderr: TextIO | None = None,
         denial_text: str = INTERACTIVE_DENIAL,
+        mcp: McpPool | None = None,
+        cache: dict[tuple[str, str], Any] | None = None,
     ) -> AsyncIterator[RunSession]:
-        """A session for one run; MCP servers and the HTTP client are closed on exit (a client
-        passed in is left to its owner)."""
+        """A session for one run; MCP servers and the HTTP client are closed on exit (a client or
+        an MCP pool passed in is left to its owner: ``lait serve`` shares them, and the ``cache``
+        of parsed agents and skills, between the calls it serves)."""
         own_client = client is None
         session = cls(
             config,
@@ -84,14 +87,19 @@ class RunSession:
             mcp_stderr=mcp_stderr,
             denial_text=denial_text,
         )
+        own_mcp = mcp is None
+        if mcp is not None:
+            session._mcp = mcp
+        if cache is not None:
+            session.cache = cache
         try:
             yield session
         finally:
-            await session._close(own_client)
+            await session._close(own_client, own_mcp)
 
-    async def _close(self, own_client: bool) -> None:
+    async def _close(self, own_client: bool, own_mcp: bool = True) -> None:
         try:
-            if self._mcp is not None:
+            if self._mcp is not None and own_mcp:
                 await self._mcp.aclose()
         finally:
             if own_client:

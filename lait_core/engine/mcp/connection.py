@@ -21,7 +21,7 @@ import asyncio
 import contextvars
 import itertools
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 import mcp_types as types
 from mcp.client import Client
@@ -99,6 +99,9 @@ class McpConnection:
     process group is killed and reaped)."""
 
     _serials = itertools.count(1)
+    mode: ClassVar[str] = "auto"
+    """The SDK client's protocol mode: ``auto`` (2026-07-28, else 2025-11-25); tests set
+    ``legacy`` to drive a server in the 2025 era."""
 
     def __init__(
         self,
@@ -189,7 +192,7 @@ class McpConnection:
     async def _own(self, ready: asyncio.Future[None]) -> None:
         client = _LaitClient(
             self._transport(),
-            mode="auto",
+            mode=self.mode,  # type: ignore[arg-type]
             elicitation_callback=self._on_elicit,
             client_info=types.Implementation(name="lait", version=__version__),
             read_timeout_seconds=self.limits.timeout,
