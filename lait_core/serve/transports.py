@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import logging
 import os
 import socket
 import sys
@@ -251,7 +252,7 @@ async def serve_http(
         log_level="warning",
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=3,
+        timeout_graceful_shutdown=2,
         h11_max_incomplete_event_size=FRAME_LIMIT,
     )
     userver = _make_uvicorn(config)
@@ -259,6 +260,10 @@ async def serve_http(
 
     async def stopping() -> None:
         await stop.wait()
+        # runs first (their requests then end at once), then the server; streams still open after
+        # the grace period are cut, which uvicorn would report as errors of the application
+        logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
+        await lait.calls.aclose()
         userver.should_exit = True
 
     stopper = asyncio.ensure_future(stopping())

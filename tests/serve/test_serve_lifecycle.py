@@ -1,0 +1,119 @@
+"""A served run ends with its request: `notifications/cancelled`, a client that goes away
+(stdin closed; HTTP session ended) or SIGTERM cancel it, and no process is left -- neither the
+server nor what the run started (`sleep 300` here)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mcp_types as types
+from mcp.client import Client
+
+from tests.processes import running_with_marker
+from tests.serve.conftest import HttpServer, serve_env
+
+
+def sleepers(marker: str) -> list[int]:
+    found = []
+    for pid in running_with_marker(marker):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0] == b"sleep":
+            found.append(pid)
+    return found
+
+
+def wait_for(check: object, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def async_wait_for(check: object, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_cancelled_request_cancels_the_run(http_server: HttpServer, marker: str) -> None:
+    for mode in ("legacy", "auto"):
+        async with Client(http_server.url, mode=mode) as client:  # type: ignore[arg-type]
+            call = asyncio.ensure_future(client.call_tool("workflow__slow", {"input": "x"}))
+            await async_wait_for(lambda: sleepers(marker), "the run's child process")
+            call.cancel()
+            await asyncio.gather(call, return_exceptions=True)
+            await async_wait_for(lambda: not sleepers(marker), "the child to be reaped")
+            # the server carries on
+            result = await client.call_tool("workflow__echo", {"input": "still here"})
+            assert json.loads(result.content[0].text) == {"got": "still here"}  # type: ignore[union-attr]
+
+
+def _line(message: dict[str, object]) -> bytes:
+    return (json.dumps(message) + "\n").encode()
+
+
+def test_stdio_client_gone_mid_call_leaves_nothing(project: Path, tmp_path: Path, marker: str) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "serve", "--mcp"],
+        cwd=project,
+        env=serve_env(tmp_path, marker),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    process.stdin.write(_line({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+    process.stdin.write(_line({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    call = {"name": "workflow__slow", "arguments": {"input": "x"}}
+    process.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
+    process.stdin.flush()
+    reply = json.loads(process.stdout.readline())
+    assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "lait"
+    wait_for(lambda: sleepers(marker), "the run's child process")
+    process.stdin.close()  # the client goes away mid-call
+    assert process.wait(30) == 0
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    assert "Traceback" not in stderr
+    assert running_with_marker(marker) == []
+
+
+def test_sigterm_mid_call_leaves_nothing(http_server: HttpServer, marker: str) -> None:
+    async def start_call() -> None:
+        async with Client(http_server.url, mode="legacy") as client:
+            call = asyncio.ensure_future(client.call_tool("workflow__slow", {"input": "x"}))
+            await async_wait_for(lambda: sleepers(marker), "the run's child process")
+            os.kill(http_server.process.pid, signal.SIGTERM)
+            await asyncio.gather(call, return_exceptions=True)
+
+    asyncio.run(start_call())
+    assert http_server.process.wait(30) == 0
+    assert "Traceback" not in http_server.stderr
+    wait_for(lambda: running_with_marker(marker) == [], "every process to end", 15)
+
+
+async def test_parked_run_is_cancelled_when_the_server_stops(http_server: HttpServer, marker: str) -> None:
+    async def never(context: object, params: object) -> types.ElicitResult:
+        raise AssertionError("not reached")
+
+    async with Client(http_server.url, elicitation_callback=never) as client:
+        first = await client.session.call_tool("workflow__ship", {"input": "a"}, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult)
+    http_server.process.terminate()
+    assert http_server.process.wait(30) == 0
+    assert "Traceback" not in http_server.stderr
