@@ -289,7 +289,9 @@ class Config(Strict):
         "leads outside the folder of the project's lait.config.yml (symbolic links resolved). Default `none`. "
         "A global `confine: project` cannot be lifted by a project.",
     )
-    serve: ServeSettings = Field(default_factory=ServeSettings, description="`lait serve --mcp` settings.")
+    serve: ServeSettings = Field(
+        default_factory=ServeSettings, description="Settings of `lait serve --mcp` (the MCP server mode)."
+    )
 
 
 # --------------------------------------------------------------------------------------------
