@@ -9,7 +9,7 @@
   ``/mcp``. DNS-rebinding protection: the ``Host`` must be loopback or an ``--allowed-host``,
   and an ``Origin``, when sent, must be one of those hosts too. ``--token-env VAR``: every
   request needs ``Authorization: Bearer <$VAR>`` (compared in constant time). Bodies are limited
-  to :data:`FRAME_LIMIT`.
+  to :data:`FRAME_LIMIT`. SSE streams are resumable (``Last-Event-ID``, :mod:`.events`).
 """
 
 from __future__ import annotations
@@ -244,8 +244,14 @@ async def serve_http(
     settings = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
+    from lait_core.serve.events import BoundedEventStore
+
     app = server.streamable_http_app(
-        streamable_http_path="/mcp", transport_security=settings, max_request_body_size=FRAME_LIMIT
+        streamable_http_path="/mcp",
+        transport_security=settings,
+        max_request_body_size=FRAME_LIMIT,
+        event_store=BoundedEventStore(),
+        retry_interval=1000,
     )
     config = uvicorn.Config(
         _Guard(app, token),
