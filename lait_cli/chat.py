@@ -146,6 +146,8 @@ class ChatOptions:
     """``-p NAME``: render ``prompts.NAME.template`` with PROMPT/stdin as ``{{ input }}``."""
     vars: list[str] = field(default_factory=list)
     """``--var KEY=VALUE`` options (a named prompt's ``vars:`` overrides)."""
+    session: str | None = None
+    """``--session NAME``: the conversation in ``.lait/sessions/NAME.jsonl``."""
 
     @property
     def output_file(self) -> Path | None:
@@ -267,6 +269,14 @@ def chat(
             "--image", metavar="PATH_OR_URL", help="Attach an image file or http(s) URL (repeatable)."
         ),
     ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="NAME",
+            help="Keep the conversation in .lait/sessions/NAME.jsonl ([A-Za-z0-9_-]+).",
+        ),
+    ] = None,
     prompt_name: Annotated[
         str | None,
         typer.Option(
@@ -330,6 +340,7 @@ def chat(
         verbose=verbose,
         prompt_name=prompt_name,
         vars=list(var or []),
+        session=session,
     )
     code = execute(options)
     from lait_cli.terminal import exit_now, prompt_threads_alive
@@ -550,7 +561,13 @@ class TracingSender:
         return response
 
 
-async def run_chat(plan: Plan, o: ChatOptions, terminal: ChatTerminal, interrupts: Interrupts) -> Reply:
+async def run_chat(
+    plan: Plan,
+    o: ChatOptions,
+    terminal: ChatTerminal,
+    interrupts: Interrupts,
+    history: list[JsonObject] | None = None,
+) -> Reply:
     """One conversation in a run session; MCP servers and the HTTP client are closed in every case."""
     from lait_core.engine.conversation import converse
     from lait_core.engine.session import RunSession
@@ -576,6 +593,7 @@ async def run_chat(plan: Plan, o: ChatOptions, terminal: ChatTerminal, interrupt
             parse_output=False,
             stream=plan.stream,
             include_usage=plan.include_usage,
+            history=history or (),
         )
 
 
@@ -652,11 +670,52 @@ def named_prompt(o: ChatOptions, config: Config, text: str) -> str:
     return rendered
 
 
+def session_history(o: ChatOptions) -> list[JsonObject]:
+    """The stored turns of ``--session NAME`` (none without it)."""
+    if o.session is None:
+        return []
+    from lait_core.sessions import SessionError, load, session_path
+
+    try:
+        loaded = load(session_path(o.session))
+    except SessionError as exc:
+        raise fail(str(exc), 1) from None
+    if loaded.skipped:
+        sys.stderr.write(f"lait: session '{o.session}': skipped {loaded.skipped} unreadable line(s)\n")
+    return loaded.messages
+
+
+def save_turn(o: ChatOptions, user: str | list[JsonObject], answer: str) -> None:
+    """Append a successful turn to ``--session NAME``."""
+    if o.session is None:
+        return
+    from lait_core.sessions import append, session_path
+
+    try:
+        append(
+            session_path(o.session),
+            [{"role": "user", "content": user}, {"role": "assistant", "content": answer}],
+        )
+    except OSError as exc:
+        sys.stderr.write(f"lait: cannot save session '{o.session}': {exc.strerror or exc}\n")
+
+
 def execute(o: ChatOptions) -> int:
     """One chat; returns the exit code (usage and config errors exit through :func:`fail`)."""
     check_usage(o)
     if o.prompt_name is None and o.vars:
         _usage_error("--var needs a named prompt (-p/--prompt-name NAME)")
+    if o.session is not None:
+        from lait_core.sessions import SessionError, check_name
+
+        try:
+            check_name(o.session)
+        except SessionError as exc:
+            _usage_error(str(exc))
+    if o.prompt is None and o.prompt_name is None and stdin_is_tty():
+        from lait_cli.repl import run_repl
+
+        return run_repl(o)  # no PROMPT on a terminal: the REPL (spec 1.3)
     if o.prompt_name is not None:
         from lait_cli.runner import read_optional_prompt
 
@@ -685,7 +744,8 @@ def execute(o: ChatOptions) -> int:
     _describe(plan, terminal)
     interrupts = Interrupts()
     try:
-        reply = run_interruptible(run_chat(plan, o, terminal, interrupts), interrupts)
+        history = session_history(o)
+        reply = run_interruptible(run_chat(plan, o, terminal, interrupts, history), interrupts)
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             raise
@@ -699,5 +759,6 @@ def execute(o: ChatOptions) -> int:
         sys.stderr.write("lait: interrupted\n")
         return 130
     render = o.render or bool(config.default.render)
+    save_turn(o, plan.user, reply.text)
     present(o, plan, reply.loop, terminal, render and not o.json and not o.stream)
     return 0

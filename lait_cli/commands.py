@@ -303,9 +303,6 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
                 raise SystemExit(2)
         tree = build(app)
         return tree, hoist_globals(tree, args)
-    if scan.positional is None and not scan.after_dashdash:
-        if any(o in VERSION_FLAGS for o in scan.options):
-            return build(app), args
-        if not args and stdin_is_tty():
-            return build(app), args  # the REPL is not available yet: show the commands
+    if scan.positional is None and not scan.after_dashdash and any(o in VERSION_FLAGS for o in scan.options):
+        return build(app), args
     return typer.main.get_command(chat_app(registered)), args

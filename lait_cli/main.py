@@ -88,6 +88,7 @@ def root(
 def _register() -> None:
     from lait_cli import (
         agent,
+        chat_command,
         doctor,
         graph,
         init,
@@ -117,6 +118,7 @@ def _register() -> None:
     models.register(app)
     prompt.register(app)
     serve.register(app)
+    chat_command.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -163,8 +164,12 @@ async def converse(
     include_usage: bool = False,
     depth: int = 0,
     agent_chain: tuple[Path, ...] = (),
+    history: Sequence[Message] = (),
 ) -> Reply:
     """Send one conversation (system + user message) through the tool loop.
+
+    ``history`` (earlier turns of a chat REPL or a session) goes between the system prompt and the
+    new user message (tools-mcp-cli spec 7.5).
 
     ``system`` is the rendered system prompt (None or empty: none); ``depth``/``agent_chain`` are
     the subagent nesting of the agent this conversation belongs to (empty for chat and steps).
@@ -177,6 +182,7 @@ async def converse(
     messages: list[Message] = []
     if prompt:
         messages.append(system_message(prompt))
+    messages.extend(dict(m) for m in history)
     messages.append(user_message(user))
     response_format = (
         json_schema_format(output_schema, schema_name or DEFAULT_SCHEMA_NAME)

@@ -1,0 +1,332 @@
+"""The chat REPL: `lait chat`, and bare `lait` with no PROMPT on a terminal (spec tools-mcp-cli 1.3,
+1.4; issue 17 item 2). Built on prompt_toolkit; imported only when a REPL starts.
+
+- Each turn goes through the engine's tool loop with the chat options (tools, MCP servers and
+  subagents included) and the earlier turns as history; the answer streams to the terminal, or with
+  ``--render``/``default.render`` is shown as Markdown (rich) once complete.
+- Meta-commands: ``/exit``, ``/clear`` (forgets the in-memory history; a ``--session`` file is kept),
+  ``/model [NAME]``, ``/system [TEXT]`` (no text: back to the configured system prompt), ``/help``.
+- Line editing: history search with Ctrl-R, kept per project in ``.lait/chat_history`` (beside the
+  project's lait.config.yml, else in the working directory); a new line with Esc-Enter or a
+  trailing ``\\``; Tab completes ``/`` commands and, after ``/model``, the config's model aliases.
+- Tool approvals (``--approve-tools``) are asked with prompt_toolkit too, so they never mix with
+  the input line.
+- Ctrl-C during a turn cancels it (tool process trees included) and the REPL goes on; a second
+  Ctrl-C before the cancelled turn has wound down exits 130. At the prompt, Ctrl-C clears a
+  non-empty line and exits 130 on an empty one; Ctrl-D (or ``/exit``) exits 0.
+- ``--session NAME``: the stored turns are loaded first and every successful turn is appended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lait_cli.chat import ChatOptions
+from lait_cli.main import fail
+from lait_cli.terminal import CTRL_C_NOTE, ChatTerminal, Interrupts, exit_now
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import CompleteEvent, Completion
+    from prompt_toolkit.document import Document
+
+    from lait_core.documents.models import Config
+    from lait_core.engine.conversation import Reply
+    from lait_core.engine.interaction import ApprovalDecision, ApprovalRequest
+    from lait_core.engine.session import RunSession
+
+COMMANDS = {
+    "/exit": "leave the REPL (also Ctrl-D)",
+    "/clear": "forget the conversation so far (a --session file is kept)",
+    "/model": "/model NAME: use another model (an alias or a model id); no NAME: show it",
+    "/system": "/system TEXT: set the system prompt; no TEXT: back to the configured one",
+    "/help": "list these commands",
+}
+HISTORY_FILE = Path(".lait") / "chat_history"
+
+
+@dataclass(slots=True)
+class State:
+    options: ChatOptions
+    config: Config
+    config_dir: Path
+    history: list[dict[str, Any]] = field(default_factory=list)
+    system: str | None = None
+    system_set: bool = False
+
+    @property
+    def model(self) -> str:
+        return self.options.model or self.config.default.model or "?"
+
+
+def completions(text: str, aliases: Iterable[str]) -> list[tuple[str, int, str]]:
+    """(completion, start position, meta) for the text before the cursor: ``/`` commands, and
+    model aliases after ``/model ``."""
+    out: list[tuple[str, int, str]] = []
+    if text.startswith("/model "):
+        word = text[len("/model ") :]
+        out += [(a, -len(word), "model alias") for a in sorted(aliases) if a.startswith(word)]
+    elif text.startswith("/") and " " not in text:
+        out += [(name, -len(text), meta) for name, meta in COMMANDS.items() if name.startswith(text)]
+    return out
+
+
+def _completer(aliases: Iterable[str]) -> Any:
+    from prompt_toolkit.completion import Completer, Completion
+
+    names = list(aliases)
+
+    class ReplCompleter(Completer):
+        def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+            for text, start, meta in completions(document.text_before_cursor, names):
+                yield Completion(text, start_position=start, display_meta=meta)
+
+    return ReplCompleter()
+
+
+def _bindings() -> Any:
+    from prompt_toolkit.key_binding import KeyBindings
+
+    kb = KeyBindings()
+
+    @kb.add("escape", "enter")
+    def _newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @kb.add("enter")
+    def _accept(event: Any) -> None:
+        buf = event.current_buffer
+        if buf.text.endswith("\\"):
+            buf.text = buf.text[:-1] + "\n"
+            buf.cursor_position = len(buf.text)
+        else:
+            buf.validate_and_handle()
+
+    @kb.add("c-c")
+    def _interrupt(event: Any) -> None:
+        buf = event.current_buffer
+        if buf.text:
+            buf.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt())
+
+    return kb
+
+
+def _history(folder: Path) -> Any:
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    path = folder / HISTORY_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(path))
+
+
+class ReplTerminal(ChatTerminal):
+    """Tool approvals through prompt_toolkit (never competing with the input line for stdin)."""
+
+    async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
+        from prompt_toolkit import PromptSession
+
+        from lait_core.engine.interaction import APPROVAL_PROMPT, ApprovalDecision
+        from lait_core.engine.models import ApprovalError, argv_text
+
+        state = self.state
+        if call.name in state.always:
+            return ApprovalDecision.ONCE
+        lines = [f"tool call: {call.name}", f"arguments: {call.arguments}"]
+        if call.command is not None:
+            lines.append(f"command: {argv_text(call.command)}")
+        self.stderr.write("\n".join(lines) + "\n")
+        self.stderr.flush()
+        session: PromptSession[str] = PromptSession()
+        while True:
+            try:
+                answer = (await session.prompt_async(APPROVAL_PROMPT)).strip()
+            except KeyboardInterrupt:
+                raise asyncio.CancelledError from None
+            except EOFError:
+                raise ApprovalError("no answer to the approval prompt") from None
+            if answer in ("y", "Y"):
+                return ApprovalDecision.ONCE
+            if answer in ("n", "N"):
+                return ApprovalDecision.DENY
+            if answer in ("a", "A"):
+                state.always.add(call.name)
+                return ApprovalDecision.SESSION
+            self.stderr.write("answer y (yes), n (no) or a (always for this tool)\n")
+
+
+def run_repl(o: ChatOptions) -> int:
+    """The REPL until /exit, Ctrl-D (0) or Ctrl-C at an empty prompt (130)."""
+    from lait_cli.chat import load_chat_config, session_history
+
+    config, config_dir = load_chat_config(o)
+    if not (o.model or config.default.model):
+        raise fail(
+            "no model given; pass --model NAME, set LLM_MODEL, or set 'default.model' in lait.config.yml", 1
+        )
+    state = State(o, config, config_dir, history=session_history(o))
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(_repl(state))
+    finally:
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+async def _repl(state: State) -> int:
+    from prompt_toolkit import PromptSession
+
+    from lait_core.engine.session import RunSession
+
+    o = state.options
+    interrupts = Interrupts()
+    terminal = ReplTerminal(
+        quiet=o.quiet, verbosity=o.verbose, stdout=sys.stdout, show_reasoning=o.show_reasoning
+    )
+    prompt: PromptSession[str] = PromptSession(
+        history=_history(state.config_dir),
+        completer=_completer(state.config.models),
+        key_bindings=_bindings(),
+        multiline=False,
+        enable_history_search=False,
+    )
+    if state.history:
+        sys.stderr.write(f"session '{o.session}': {len(state.history) // 2} earlier turn(s) loaded\n")
+    sys.stderr.write("lait chat: /help for commands, Ctrl-D to leave\n")
+    async with RunSession.open(
+        state.config,
+        state.config_dir,
+        terminal,
+        approve_tools=o.approve_tools,
+        on_spawn=interrupts.on_spawn,
+    ) as session:
+        while True:
+            try:
+                text = await prompt.prompt_async(f"{state.model}> ")
+            except KeyboardInterrupt:
+                return 130
+            except EOFError:
+                return 0
+            text = text.strip()
+            if not text:
+                continue
+            if text.startswith("/"):
+                if not _meta(state, text):
+                    return 0
+                continue
+            await _turn(state, session, terminal, interrupts, text)
+
+
+def _meta(state: State, text: str) -> bool:
+    """Run a meta-command; False for /exit."""
+    command, _, argument = text.partition(" ")
+    argument = argument.strip()
+    if command == "/exit":
+        return False
+    if command == "/clear":
+        state.history.clear()
+        sys.stderr.write("conversation cleared\n")
+    elif command == "/model":
+        if argument:
+            state.options.model = argument
+        sys.stderr.write(f"model: {state.model}\n")
+    elif command == "/system":
+        state.system = argument or None
+        state.system_set = bool(argument)
+        sys.stderr.write("system prompt set\n" if argument else "system prompt: the configured one\n")
+    elif command == "/help":
+        for name, meta in COMMANDS.items():
+            sys.stderr.write(f"{name:<8} {meta}\n")
+    else:
+        sys.stderr.write(f"unknown command '{command}'; /help lists the commands\n")
+    return True
+
+
+async def _turn(
+    state: State, session: RunSession, terminal: ReplTerminal, interrupts: Interrupts, text: str
+) -> None:
+    from lait_cli.chat import _usage_line, make_plan, save_turn
+    from lait_cli.errors import classify_chain
+    from lait_core.engine.models import EngineError
+
+    o = state.options
+    try:
+        plan = make_plan(o, state.config, state.config_dir, text)
+    except EngineError as exc:
+        sys.stderr.write(f"lait: {exc}\n")
+        return
+    render = (o.render or bool(state.config.default.render)) and sys.stdout.isatty()
+    task = asyncio.ensure_future(_converse(state, session, plan, stream=not render))
+    loop = asyncio.get_running_loop()
+    presses = 0
+
+    def on_sigint() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            sys.stderr.write(CTRL_C_NOTE)
+            sys.stderr.flush()
+            task.cancel()
+            return
+        interrupts.kill_groups()
+        exit_now(130)
+
+    loop.add_signal_handler(signal.SIGINT, on_sigint)
+    try:
+        reply: Reply = await task
+    except asyncio.CancelledError:
+        sys.stdout.write("\n")
+        sys.stderr.write("turn cancelled\n")
+        return
+    except Exception as exc:
+        try:
+            _code, message = classify_chain(exc, False)
+        except Exception:
+            message = f"{type(exc).__name__}: {exc}"
+        sys.stdout.write("\n")
+        sys.stderr.write(f"lait: {message}\n")
+        return
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if render:
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(reply.text))
+    elif not reply.text.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    state.history += [{"role": "user", "content": plan.user}, {"role": "assistant", "content": reply.text}]
+    save_turn(o, plan.user, reply.text)
+    if o.show_usage and not o.quiet:
+        sys.stderr.write(_usage_line(plan, reply.loop) + "\n")
+
+
+async def _converse(state: State, session: RunSession, plan: Any, *, stream: bool) -> Reply:
+    from lait_core.engine.conversation import converse
+
+    system = state.system if state.system_set else plan.system
+    return await converse(
+        session,
+        plan.settings,
+        system=system,
+        user=plan.user,
+        stream=stream,
+        include_usage=state.options.show_usage,
+        history=list(state.history),
+    )

@@ -1,0 +1,166 @@
+"""The chat REPL through a real pseudo-terminal (pexpect) against the scripted server (issue 17
+item 2 and its acceptance): a conversation with a tool call under --approve-tools, /model, /clear,
+Ctrl-C cancelling a turn (the REPL goes on), history in later requests, and a clean exit."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pexpect
+import pytest
+
+from tests.cli.conftest import REPO, Lait
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+
+CONFIG = """\
+tools:
+  touch:
+    description: Create the file made.txt.
+    command: [touch, made.txt]
+models:
+  other-alias:
+    - provider: {base_url: "BASE"}
+      model_id: other-model
+"""
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as s:
+        yield s
+
+
+def _spawn(lait: Lait, *args: str) -> pexpect.spawn:
+    env = {k: v for k, v in lait.env.items() if not k.startswith(("OPENAI_", "LLM_"))}
+    env.update(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PYTHONPATH=str(REPO), COLUMNS="200", LINES="40")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "lait_cli.main", *args],
+        cwd=str(lait.cwd),
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 200),
+    )
+    return child
+
+
+def _wait(predicate: Any, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _messages(server: ScriptedOpenAIServer, index: int) -> list[tuple[str, str]]:
+    return [(m["role"], m.get("content") or "") for m in server.bodies[index]["messages"]]
+
+
+def test_a_repl_conversation(lait: Lait, server: ScriptedOpenAIServer) -> None:
+    lait.write("lait.config.yml", CONFIG.replace("BASE", server.url))
+    server.push(
+        tool_calls(call("tool__touch")),
+        text("created it"),
+        text("second answer"),
+        text("after clear"),
+        {"message": {"content": "too slow"}, "delay": 60},
+        text("still here"),
+    )
+    child = _spawn(
+        lait, "chat", "--base-url", server.url, "--model", "m", "--tool", "touch", "--approve-tools"
+    )
+    try:
+        child.expect_exact("m>")
+        child.sendline("please make the file")
+        child.expect_exact("tool call: tool__touch")
+        child.expect_exact("allow this call?")
+        child.sendline("y")
+        child.expect_exact("created it")
+        child.expect_exact("m>")
+        assert (lait.cwd / "made.txt").exists()
+
+        child.sendline("/model other-model")
+        child.expect_exact("model: other-model")
+        child.expect_exact("other-model>")
+        child.sendline("and again")
+        child.expect_exact("second answer")
+        child.expect_exact("other-model>")
+        assert server.bodies[2]["model"] == "other-model"
+        assert _messages(server, 2) == [
+            ("user", "please make the file"),
+            ("assistant", "created it"),
+            ("user", "and again"),
+        ]
+
+        child.sendline("/clear")
+        child.expect_exact("conversation cleared")
+        child.sendline("fresh start")
+        child.expect_exact("after clear")
+        child.expect_exact("other-model>")
+        assert _messages(server, 3) == [("user", "fresh start")]
+
+        child.sendline("this one is slow")
+        _wait(lambda: len(server.requests) == 5)
+        child.sendintr()
+        child.expect_exact("turn cancelled")
+        child.expect_exact("other-model>")
+        child.sendline("still there?")
+        child.expect_exact("still here")
+        assert _messages(server, 5) == [
+            ("user", "fresh start"),
+            ("assistant", "after clear"),
+            ("user", "still there?"),
+        ]
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, child.before
+    assert (lait.cwd / ".lait" / "chat_history").read_text().count("still there?") == 1
+
+
+def test_ctrl_d_exits_0_and_ctrl_c_at_an_empty_prompt_exits_130(
+    lait: Lait, server: ScriptedOpenAIServer
+) -> None:
+    child = _spawn(lait, "--base-url", server.url, "--model", "m")  # bare `lait` on a terminal
+    try:
+        child.expect_exact("m>")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    child = _spawn(lait, "chat", "--model", "m", "--base-url", server.url)
+    try:
+        child.expect_exact("m>")
+        child.send("some text")
+        child.sendcontrol("c")  # clears the line
+        child.sendcontrol("c")  # on an empty line: leaves
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130
+    assert server.bodies == []
+
+
+def test_sessions_persist_across_repl_runs(lait: Lait, server: ScriptedOpenAIServer) -> None:
+    server.push(text("first answer"), text("second answer"))
+    for prompt, answer in (("one", "first answer"), ("two", "second answer")):
+        child = _spawn(lait, "chat", "--model", "m", "--base-url", server.url, "--session", "work")
+        try:
+            child.expect_exact("m>")
+            child.sendline(prompt)
+            child.expect_exact(answer)
+            child.expect_exact("m>")
+            child.sendeof()
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        assert child.exitstatus == 0
+    assert _messages(server, 1) == [("user", "one"), ("assistant", "first answer"), ("user", "two")]
+    assert len((lait.cwd / ".lait" / "sessions" / "work.jsonl").read_text().splitlines()) == 4
+    assert os.environ.get("TERM") != "" or True
