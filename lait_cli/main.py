@@ -102,6 +102,7 @@ def _register() -> None:
         run,
         schema,
         serve,
+        sessions,
     )
 
     lint.register(app)
@@ -119,6 +120,7 @@ def _register() -> None:
     prompt.register(app)
     serve.register(app)
     chat_command.register(app)
+    sessions.register(app)
 
 
 def _load_env(argv: list[str]) -> None:
