@@ -7,6 +7,8 @@
   description, model and tools, a step's kind and place, a shell tool's argv and parameters, a
   skill's description, an input's schema, a schema's type, a workflow's name and description.
 * On a path value (``agents: {r: agents/r.md}``, ``agent: ./x.md``): the file's summary.
+* On an ``agents:``/``workflows:`` entry of lait.config.yml, also the MCP tool ``lait serve --mcp``
+  exposes for it (:mod:`lait_core.language.serve_hover`).
 """
 
 from __future__ import annotations
@@ -261,7 +263,29 @@ def _registered(project: Project, doc: Document, scope: FileIndex, d: Occurrence
     target = _registry_target(scope, d, d.key.namespace)
     if target is None:
         return ""
-    return file_markdown(project, doc, target, d.key.namespace, title=False)
+    text = file_markdown(project, doc, target, d.key.namespace, title=False)
+    if doc.kind is FileKind.CONFIG and d.key.namespace in (Namespace.AGENT, Namespace.WORKFLOW):
+        text += "\n\n" + _served(project, target, d.key.namespace, d.key.name)
+    return text
+
+
+def _served(project: Project, target: str, ns: Namespace, name: str) -> str:
+    """The tool `lait serve --mcp` makes of a registry entry (issue 15)."""
+    from lait_core.language.serve_hover import served_tool_markdown
+
+    data: Any = None
+    if project.read(target) is not None:
+        if ns is Namespace.AGENT:
+            agent = project.index_path(target, FileKind.AGENT)
+            front = agent.agent.front if agent is not None and agent.agent is not None else None
+            data = _data(front) if front is not None else {}
+        else:
+            wf = project.index_path(target, FileKind.WORKFLOW)
+            data = _data(wf.root) if wf is not None and wf.root is not None else {}
+    kind = "agent" if ns is Namespace.AGENT else "workflow"
+    return served_tool_markdown(
+        kind, name, data if isinstance(data, dict) or data is None else {}, _json_block
+    )
 
 
 def _model(project: Project, doc: Document, scope: FileIndex, d: Occurrence) -> str:

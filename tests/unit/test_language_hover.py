@@ -212,3 +212,33 @@ def test_hover_on_every_position_never_raises(project_dir: Path) -> None:
         for line in range(len(lines)):
             for col in range(0, len(lines[line]) + 1, 3):
                 hover_at(project, doc, Position(line, col))
+
+
+def test_hover_on_a_registry_entry_shows_the_served_tool(tmp_path: Path) -> None:
+    files = {
+        "lait.config.yml": "workflows:\n  ship: ship.yml\nagents:\n  rev: rev.md\n  gone: missing.md\n",
+        "ship.yml": "inputs:\n  count: {type: integer}\nsteps:\n  - group:\n      - ask: 'ok?'\n",
+        "rev.md": "---\ndescription: Reviews\ninput_schema:\n  type: object\n  properties: {diff: {type: string}}\n---\nhi\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text)
+    path = tmp_path / "lait.config.yml"
+    text = path.read_text()
+    project = Project(Linter())
+    doc = Document(path, text, FileKind.CONFIG)
+
+    def at(needle: str) -> str:
+        start = text.index(needle) + 1
+        result = hover_at(
+            project, doc, Position(text.count("\n", 0, start), start - (text.rfind("\n", 0, start) + 1))
+        )
+        assert result is not None
+        return result.markdown
+
+    ship = at("ship:")
+    assert "*`lait serve --mcp` tool* `workflow__ship`, input schema:" in ship
+    assert '"required": [\n    "inputs"\n  ]' in ship
+    assert "offered only to clients that support elicitation" in ship
+    rev = at("rev:")
+    assert "`agent__rev`" in rev and '"diff"' in rev
+    assert "skipped" in at("gone:")
