@@ -55,6 +55,8 @@ from typing import Any, Final, Literal
 
 import jq as _libjq
 
+from lait_core.cancel import checkpoint
+
 MAX_SOURCE_BYTES: Final = 64 * 1024
 MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
 MAX_OUTPUT_VALUES: Final = 100_000
@@ -592,7 +594,9 @@ def check_many(exprs: Sequence[str]) -> list[JqSyntaxError | None]:
     """
     results: dict[str, JqSyntaxError | None] = {}
     batch: list[str] = []
-    for expr in dict.fromkeys(exprs):
+    for i, expr in enumerate(dict.fromkeys(exprs)):
+        if not i & 255:
+            checkpoint()
         hit, result = _cached(expr)
         if hit:
             results[expr] = result
@@ -602,6 +606,7 @@ def check_many(exprs: Sequence[str]) -> list[JqSyntaxError | None]:
             results[expr] = check_syntax(expr)
     parsed: list[str] = []
     for chunk in _chunks(batch, _PARSE_BATCH):
+        checkpoint()
         parsed += _batch_survivors(chunk, results, bind=False)
     unsure: list[str] = []
     for expr in parsed:
@@ -611,6 +616,7 @@ def check_many(exprs: Sequence[str]) -> list[JqSyntaxError | None]:
         else:
             unsure.append(expr)
     for chunk in _chunks(unsure, _BIND_BATCH):
+        checkpoint()
         for expr in _batch_survivors(chunk, results, bind=True):
             results[expr] = None
             _remember(expr, None)

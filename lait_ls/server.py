@@ -62,6 +62,13 @@ class LaitServer(LanguageServer):
         )
         self.overlay = Overlay()
         self.linter = Linter(LintOptions(ConfigMode.SEARCH), reader=self.overlay.read)
+        """The request loop's linter (configs and workspaces for kinds, completion, navigation)."""
+        from lait_ls.lint_worker import LintWorker
+
+        self.lint_worker = LintWorker(LintOptions(ConfigMode.SEARCH), reader=self.overlay.read)
+        """Diagnostics are computed on its thread, with its own linter."""
+        self.agent_refs: dict[str, set[str]] = {}
+        """Per open workflow: the agent files it uses by path (for :meth:`kind_of`)."""
         self.debounce = DEFAULT_DEBOUNCE
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.open_uris: set[str] = set()
@@ -91,11 +98,37 @@ class LaitServer(LanguageServer):
         except Exception:  # an unreadable config must not hide the file
             workflows, agents = {}, {}
         refs: set[str] = set()
-        for other in self.open_uris:
-            other_path = self.path_of(other)
-            if other != uri and other_path is not None and other_path.suffix in (".yml", ".yaml"):
-                refs |= agent_references(other_path, self.text_of(other))
+        if path.suffix.lower() == ".md":
+            for other in self.open_uris:
+                other_path = self.path_of(other)
+                if other != uri and other_path is not None and other_path.suffix in (".yml", ".yaml"):
+                    refs |= self._agent_refs_of(other, other_path)
         return lait_kind(path, text, workflows=workflows, agents=agents, agent_refs=refs)
+
+    SMALL_TEXT = 64 * 1024
+    """Open workflows up to this size have their agent references read on the request loop when
+    they are not known yet; bigger ones only by their lint (on the lint thread)."""
+
+    def _agent_refs_of(self, uri: str, path: Path) -> set[str]:
+        known = self.agent_refs.get(uri)
+        if known is not None:
+            return known
+        text = self.text_of(uri)
+        if len(text) > self.SMALL_TEXT:
+            return set()
+        return self.remember_agent_refs(uri, path, text)
+
+    def remember_agent_refs(self, uri: str, path: Path, text: str) -> set[str]:
+        refs = agent_references(path, text)
+        self.agent_refs[uri] = refs
+        return refs
+
+    def invalidate(self, path: Path) -> None:
+        """A document changed: forget what both linters cached about it."""
+        self.linter.invalidate(path)
+        self.lint_worker.invalidate(path)
+        for uri in [u for u in self.agent_refs if self.path_of(u) == path]:
+            del self.agent_refs[uri]
 
     def configure(self, options: Any) -> None:
         """Settings from initializationOptions or workspace/didChangeConfiguration:

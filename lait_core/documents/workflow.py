@@ -10,11 +10,13 @@ placement of `break`/`stop`/`ask`/`write`.
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lait_core.cancel import checkpoint
 from lait_core.diagnostics import Diagnostic, Fix, Related
 from lait_core.documents import models as m
 from lait_core.documents.agent import check_agent_settings
@@ -658,7 +660,9 @@ def check_syntax(doc: WorkflowDocument) -> None:
                 else expr.node.range
             )
             doc.diagnostics.append(Diagnostic(CODE_JQ, f"{expr.context}: invalid jq: {problem.message}", rng))
-    for expr in doc.templates:
+    for i, expr in enumerate(doc.templates):
+        if not i & 255:
+            checkpoint()
         error = template_syntax(expr.text)
         if error is not None:
             doc.diagnostics.append(
@@ -672,6 +676,7 @@ def check_syntax(doc: WorkflowDocument) -> None:
 
 _RECENT: OrderedDict[str, WorkflowDocument] = OrderedDict()
 _RECENT_SIZE = 8
+_RECENT_LOCK = threading.Lock()
 
 
 def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
@@ -680,14 +685,16 @@ def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
     The last few results are kept by text, so the linter, the outline and the navigation index of an
     editor share one parse per document version (a parsed document is never mutated afterwards).
     """
-    cached = _RECENT.get(text)
-    if cached is not None:
-        _RECENT.move_to_end(text)
-        return cached
+    with _RECENT_LOCK:  # the language server parses on its request loop and its lint thread
+        cached = _RECENT.get(text)
+        if cached is not None:
+            _RECENT.move_to_end(text)
+            return cached
     doc = _parse_workflow(text, path)
-    _RECENT[text] = doc
-    if len(_RECENT) > _RECENT_SIZE:
-        _RECENT.popitem(last=False)
+    with _RECENT_LOCK:
+        _RECENT[text] = doc
+        if len(_RECENT) > _RECENT_SIZE:
+            _RECENT.popitem(last=False)
     return doc
 
 
@@ -698,8 +705,10 @@ def _parse_workflow(text: str, path: str) -> WorkflowDocument:
     doc.diagnostics.extend(parsed.problems)
     if not parsed.ok:
         return doc
+    checkpoint()
     loader = _Loader(doc)
     loader.load(parsed.root)
+    checkpoint()
     if doc.root is not None:
         check_syntax(doc)
     return doc

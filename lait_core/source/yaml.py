@@ -171,12 +171,18 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
         parent.pairs.append((key_node, node))
 
     scalar_event: Any = _EVENT_CLASSES.get("ScalarEvent")
+    from lait_core.cancel import checkpoint
+
     try:
         get_event = _event_source(text)
+        count = 0
         while True:
             event: Any = get_event()
             if event is None:
                 break
+            count += 1
+            if not count & 511:
+                checkpoint()
             if event.__class__ is scalar_event:
                 sm, em = event.start_mark, event.end_mark
                 style = event.style or ""

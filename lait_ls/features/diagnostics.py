@@ -1,4 +1,6 @@
-"""Live diagnostics: the same findings as `lait lint`, debounced, with stale runs cancelled.
+"""Live diagnostics: the same findings as `lait lint`, debounced, linted off the request loop (on
+the :class:`~lait_ls.lint_worker.LintWorker` thread), with stale runs cancelled -- also a lint
+already in progress, so one slow document never delays another, a hover or the shutdown.
 
 Editing lait.config.yml re-checks every open lait document; saving or changing an agent or a
 child workflow re-checks the other open documents (they may reference it).
@@ -85,28 +87,38 @@ def to_lsp(diag: Diagnostic, index: LineIndex, uri_of: dict[str, str]) -> lsp.Di
     )
 
 
-def compute(ls: LaitServer, uri: str) -> list[lsp.Diagnostic] | None:
-    """Diagnostics for an open document (None when it is not a lait file)."""
+async def compute(ls: LaitServer, uri: str) -> list[lsp.Diagnostic] | None:
+    """Diagnostics for an open document ([] when it is not a lait file; None when the lint went
+    stale). The lint runs on the worker thread; cancelling the caller cancels it."""
     kind = ls.kind_of(uri)
     path = ls.path_of(uri)
     if kind is None or path is None:
-        return None
+        return []
     text = ls.text_of(uri)
+    diags = await ls.lint_worker.lint(text, path, kind)
+    if diags is None:
+        return None
+    if kind is FileKind.WORKFLOW:
+        ls.remember_agent_refs(uri, path, text)
     index = LineIndex(text)
-    diags = ls.linter.lint_text(text, path, kind)
     display = diags[0].path if diags else str(path)
     return [to_lsp(d, index, {display: uri}) for d in diags]
 
 
-def publish(ls: LaitServer, uri: str) -> None:
+async def publish(ls: LaitServer, uri: str) -> None:
+    doc = ls.workspace.get_text_document(uri)
+    version = doc.version
     try:
-        result = compute(ls, uri)
+        result = await compute(ls, uri)
+    except asyncio.CancelledError:
+        raise
     except Exception:  # the server keeps answering whatever the text is
         log.exception("linting %s failed", uri)
         return
-    doc = ls.workspace.get_text_document(uri)
+    if result is None or uri not in ls.open_uris or ls.workspace.get_text_document(uri).version != version:
+        return  # stale: the next edit's lint publishes
     ls.text_document_publish_diagnostics(
-        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=result or [], version=doc.version)
+        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=result, version=version)
     )
 
 
@@ -137,7 +149,7 @@ def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
             if wait > 0:
                 await asyncio.sleep(wait)
             if uri in ls.open_uris:
-                publish(ls, uri)
+                await publish(ls, uri)
                 await asyncio.sleep(0)  # let waiting requests go first, then prepare for the next ones
                 warm(ls, uri)
         finally:
@@ -153,7 +165,7 @@ def _changed(ls: LaitServer, uri: str) -> None:
     if path is None:
         return
     ls.overlay.set(path, ls.text_of(uri))
-    ls.linter.invalidate(path)
+    ls.invalidate(path)
     schedule(ls, uri)
     if ls.kind_of(uri) is not None:
         for other in ls.open_uris - {uri}:
@@ -168,7 +180,7 @@ def register(server: LaitServer) -> None:
         path = ls.path_of(uri)
         if path is not None:
             ls.overlay.set(path, params.text_document.text)
-            ls.linter.invalidate(path)
+            ls.invalidate(path)
         schedule(ls, uri, delay=0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -187,9 +199,10 @@ def register(server: LaitServer) -> None:
         if task is not None:
             task.cancel()
         path = ls.path_of(uri)
+        ls.agent_refs.pop(uri, None)
         if path is not None:
             ls.overlay.drop(path)
-            ls.linter.invalidate(path)
+            ls.invalidate(path)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 

@@ -204,7 +204,16 @@ async def test_top_level_keys_of_each_file_kind(client: LanguageClient, tmp_path
         "agents",
     ]
     _c, items = await completions(client, root / "lait.config.yml", CONFIG + "‸")
-    assert labels(items) == ["base_url", "api_key", "api_key_cmd", "default", "prompts", "tool_policy", "jev"]
+    assert labels(items) == [
+        "base_url",
+        "api_key",
+        "api_key_cmd",
+        "default",
+        "prompts",
+        "tool_policy",
+        "jev",
+        "confine",
+    ]
     _c, items = await completions(
         client, root / "flow.yml", "default:\n  model: fast\n  re‸\nsteps:\n  - jq: .\n"
     )

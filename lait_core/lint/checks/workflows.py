@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lait_core.cancel import checkpoint
 from lait_core.diagnostics import Diagnostic, Fix, Related, Severity
 from lait_core.documents.agent import AgentDocument
 from lait_core.documents.schema_source import unknown_type_nodes
@@ -107,7 +108,9 @@ class WorkflowChecks:
         input_schema = root.get("input_schema")
         if input_schema is not None:
             self.schema_use(input_schema, "the workflow's 'input_schema'", base, state, out)
-        for step in doc.all_steps():
+        for i, step in enumerate(doc.all_steps()):
+            if not i & 63:
+                checkpoint()
             self.step(step, doc, base, state, stack, out)
         if isinstance(schemas, MappingNode):
             for name, knode, _v in schemas.items():
@@ -145,9 +148,13 @@ class WorkflowChecks:
         ids = [i for s in doc.all_steps() if (i := s.id) is not None]
         id_set, input_set = set(ids), set(inputs)
         exprs: list[tuple[Expr, list[tuple[str, str, int, int]]]] = []
-        for e in doc.jq:
+        for n, e in enumerate(doc.jq):
+            if not n & 255:
+                checkpoint()
             exprs.append((e, [(r.root, r.name, r.start, r.end) for r in jq.references(e.text)]))
-        for e in doc.templates:
+        for n, e in enumerate(doc.templates):
+            if not n & 255:
+                checkpoint()
             exprs.append((e, [(r.root, r.name, r.start, r.end) for r in template_references(e.text)]))
         for expr, refs in exprs:
             for root_name, name, start, end in refs:
