@@ -294,7 +294,8 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
     registered = command_names(app)
     scan = scan_arguments(args, CHAT_VALUE_OPTIONS)
     subcommand = scan.positional is not None and not scan.after_dashdash
-    if subcommand and (scan.positional in registered or scan.positional in REFERENCE_COMMANDS):
+    every = command_names(app, hidden=True)
+    if subcommand and (scan.positional in every or scan.positional in REFERENCE_COMMANDS):
         for option in scan.options:
             if not is_global(option):
                 sys.stderr.write(

@@ -89,12 +89,14 @@ def _register() -> None:
     from lait_cli import (
         agent,
         chat_command,
+        completion,
         doctor,
         graph,
         init,
         lint,
         lists,
         ls,
+        man,
         mcp,
         models,
         prompt,
@@ -121,6 +123,8 @@ def _register() -> None:
     serve.register(app)
     chat_command.register(app)
     sessions.register(app)
+    completion.register(app)
+    man.register(app)
 
 
 def _load_env(argv: list[str]) -> None:
