@@ -16,7 +16,14 @@
 -- The "▶ Run workflow" / "▶ Run agent" / "Dry run" code lenses run the same commands
 -- (`vim.lsp.codelens.refresh()` / `vim.lsp.codelens.run()`).
 --
--- Settings: init_options.approveTools = "always" (default: every tool call asks) | "never".
+-- Settings: init_options.approveTools = "always" (default: every tool call asks) | "never";
+--           init_options.noEnv = true: runs do not read the project's .env (the CLI's --no-env).
+--
+-- Which lait-ls runs: the one on PATH. Set `vim.g.lait_project_venv = true` (before a lait file
+-- is opened) to prefer a project's own `.venv/bin/lait-ls` (also `venv/`, `env/`) below the root
+-- (the folder of lait.config.yml, else of .git). Off by default: with it, opening a project runs
+-- an executable that the project contains, so turn it on only if you trust the projects you open.
+-- `vim.lsp.config("lait", { cmd = { "/path/to/lait-ls" } })` always wins.
 local M = {}
 
 M.output = {} -- lines of the output buffer (also kept when no buffer is shown)
@@ -455,6 +462,22 @@ function M.cancel()
 end
 
 -- -- setup -------------------------------------------------------------------------------------
+local VENVS = { ".venv", "venv", "env" }
+
+function M.server_cmd(root)
+  -- The argv of the server for a project root: PATH's lait-ls unless the user opted in to the
+  -- project's own (vim.g.lait_project_venv) and the project has one.
+  if vim.g.lait_project_venv == true and type(root) == "string" and root ~= "" then
+    for _, dir in ipairs(VENVS) do
+      local exe = vim.fs.joinpath(root, dir, "bin", "lait-ls")
+      if vim.fn.executable(exe) == 1 then
+        return { exe }
+      end
+    end
+  end
+  return { "lait-ls" }
+end
+
 local function handler(fn)
   return function(_, params)
     return fn(params)
@@ -462,7 +485,11 @@ local function handler(fn)
 end
 
 vim.lsp.config("lait", {
-  cmd = { "lait-ls" },
+  cmd = function(dispatchers, config)
+    -- Neovim 0.11.2+ passes the client's config (its root_dir); older ones get PATH's lait-ls
+    config = config or {}
+    return vim.lsp.rpc.start(M.server_cmd(config.root_dir), dispatchers, { cwd = config.cmd_cwd, env = config.cmd_env })
+  end,
   filetypes = { "yaml", "markdown" },
   root_markers = { "lait.config.yml", ".git" },
   init_options = { debounce = 150, approveTools = "always" },

@@ -135,3 +135,58 @@ def test_the_setup_snippet_in_neovim(tmp_path: Path) -> None:
     assert seen["fixed"], seen["after"]
     assert seen["lines"][4] == "    temperature: 0.2"
     assert [d["code"] for d in seen["after"]] == ["LAIT403"]
+
+
+LAUNCHER = """#!/bin/sh
+echo "$0" >> "{log}"
+exec "{python}" -m lait_ls.server
+"""
+
+
+@pytest.mark.parametrize("enabled", [False, True], ids=["default", "opted-in"])
+def test_a_project_venv_lait_ls_runs_only_when_enabled(tmp_path: Path, enabled: bool) -> None:
+    """By default editors/neovim/lait.lua starts the lait-ls on PATH, never the project's
+    `.venv/bin/lait-ls`; with `vim.g.lait_project_venv = true` it prefers the project's."""
+    nvim = _nvim()
+    log = tmp_path / "launched.log"
+    project = tmp_path / "project"
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / "lait.config.yml").write_text("default:\n  model: m\n", encoding="utf-8")
+    workflow = project / "flow.yml"
+    workflow.write_text("steps:\n  - prompt: hi\n    temprature: 0.2\n", encoding="utf-8")
+    on_path = tmp_path / "bin"
+    on_path.mkdir()
+    for launcher in (project / ".venv" / "bin" / "lait-ls", on_path / "lait-ls"):
+        launcher.write_text(LAUNCHER.format(log=log, python=sys.executable), encoding="utf-8")
+        launcher.chmod(0o755)
+    out = tmp_path / "out.json"
+    env = {
+        **os.environ,
+        "PATH": f"{on_path}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(HERE.parents[1]),
+        "LAIT_PROJECT_VENV": "1" if enabled else "0",
+        "LAIT_SNIPPET": str(HERE.parents[1] / "editors" / "neovim" / "lait.lua"),
+        "LAIT_FILE": str(workflow),
+        "LAIT_OUT": str(out),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    proc = subprocess.run(
+        [nvim, "--headless", "--clean", "-c", f"luafile {HERE / 'venv.lua'}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.exists(), f"nvim wrote nothing (rc {proc.returncode}): {proc.stderr[-2000:]}"
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["ok"], seen["error"]
+    assert seen["attached"] and seen["diagnostics_arrived"] and seen["codes"] == ["LAIT309"]
+    assert Path(seen["root_dir"]) == project
+    launched = log.read_text(encoding="utf-8").split()
+    expected = project / ".venv" / "bin" / "lait-ls" if enabled else on_path / "lait-ls"
+    assert [Path(p) for p in launched] == [expected]
+    assert seen["server_cmd"] == [str(expected) if enabled else "lait-ls"]
