@@ -7,8 +7,6 @@ Top-level imports are the standard library only.
 
 from __future__ import annotations
 
-import asyncio
-
 
 def _chain(exc: BaseException, *, context: bool) -> list[BaseException]:
     """``exc`` and its causes (with ``context``: also implicit contexts not suppressed)."""
@@ -34,6 +32,8 @@ def classify_chain(exc: BaseException, sigint: bool) -> tuple[int, str]:
     """Exit code and message of a failed run (spec tools-mcp-cli 1.6), by the types in the cause
     chain: 130 after SIGINT, 3 a workflow, agent or skill file that does not validate, 4 a model API error, 5 a
     ``timeout:`` or a cancellation, 1 any other engine error. Other exceptions are re-raised."""
+    import asyncio
+
     from lait_core.engine.models import DocumentInvalid, EngineError, Interrupted, LlmError
 
     if sigint:
