@@ -368,3 +368,67 @@ async def test_stop_inside_loops_ends_the_workflow(wf: Harness) -> None:
         """,
     )
     assert (await wf.run("w.yml", "x")).value == {"stopped": "stopped at two"}
+
+
+async def test_named_outputs_survive_break_and_stop(wf: Harness) -> None:
+    """A named step records its value before an inner `break`/`stop` bubbles up through it: a
+    `switch` and a `group` branch, an `on_error` list, a loop ended by `stop` (spec 1.4 step 6)."""
+    wf.write(
+        "w.yml",
+        """
+        steps:
+          - while: 'true'
+            max_iterations: 5
+            steps:
+              - id: route
+                switch:
+                  - when: '. == "x"'
+                    steps:
+                      - jq: '"routed"'
+                      - break: true
+                else: [{jq: '.'}]
+                output: '"not applied"'
+          - id: grouped
+            while: 'true'
+            max_iterations: 5
+            steps:
+              - id: g
+                group:
+                  - jq: '{n: 1}'
+                  - break: true
+          - id: handled
+            for_each: '[1]'
+            steps:
+              - id: risky
+                jq: 'error("boom")'
+                on_error:
+                  - input: '.error'
+                    break: true
+          - jq: '{route: $steps.route, g: $steps.g, risky: $steps.risky, handled: $steps.handled}'
+        """,
+    )
+    assert (await wf.run("w.yml", "x")).value == {
+        "route": "routed",
+        "g": {"n": 1},
+        "risky": "'jq': boom",
+        "handled": ["'jq': boom"],
+    }
+    # `stop` in a child workflow ends the child; the child's `output:` sees what the named
+    # steps the stop passed through recorded.
+    wf.write(
+        "child.yml",
+        """
+        output: '{inner: $steps.inner, outer: $steps.outer}'
+        steps:
+          - id: outer
+            for_each: '[1, 2]'
+            steps:
+              - id: inner
+                switch:
+                  - when: '. == 2'
+                    steps: [{jq: '. * 10'}, {stop: true}]
+                else: [{jq: '.'}]
+        """,
+    )
+    wf.write("parent.yml", "steps:\n  - id: c\n    workflow: child.yml\n  - jq: '$steps.c'\n")
+    assert (await wf.run("parent.yml", "x")).value == {"inner": 20, "outer": 20}

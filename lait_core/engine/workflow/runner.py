@@ -7,7 +7,10 @@
 5. record the value under `id`.
 
 `stop`/`break` travel as :class:`~.flow.Flow` signals: never retried, never caught by `on_error`;
-the `output` of a control step ended by an inner one is not applied.
+the `output` of a control step ended by an inner one is not applied, but every named step the signal
+passes through (a `switch`, `group`, loop ended by `stop`, or a step whose `on_error` ends in one)
+records the value it ended with before the signal goes on (step 5 holds on every exit that is not a
+failure).
 """
 
 from __future__ import annotations
@@ -114,7 +117,9 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
     try:
         value = await _attempts(call, incoming)
     except Flow as flow:
-        if flow.origin is step and step.id is not None:
+        # A named step records its value before an inner `stop`/`break` bubbles up through it (a
+        # `switch`/`group` branch or the step itself): the value it ended with (no `output:`).
+        if step.id is not None:
             frame.steps[step.id] = flow.value
         finished("ok")
         raise
@@ -129,7 +134,10 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
         call.progress(f"step failed, running 'on_error': {message}")
         try:
             value = await run_steps(handlers, {"error": message, "input": incoming}, frame)
-        except Flow:
+        except Flow as flow:
+            # `on_error` ended by `break`/`stop`: its value is the step's value, recorded first.
+            if step.id is not None:
+                frame.steps[step.id] = flow.value
             finished("ok")
             raise
         except Exception as inner:
