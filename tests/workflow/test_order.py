@@ -338,7 +338,9 @@ async def test_stop_output_and_top_level_output(wf: Harness) -> None:
           - jq: '"not reached"'
         """,
     )
-    assert (await wf.run("w.yml", "x")).value == {"final": 42, "seen": None}
+    # `g` records the value it ended with (the stop's) before the stop bubbles up, as in the
+    # reference (run_step records under `id` whatever flow the unit ended with).
+    assert (await wf.run("w.yml", "x")).value == {"final": 42, "seen": 42}
 
 
 async def test_stop_step_records_its_own_id(wf: Harness) -> None:
