@@ -21,6 +21,7 @@ from lait_core.diagnostics import Diagnostic, Fix, Related
 from lait_core.documents import models as m
 from lait_core.documents.agent import check_agent_settings
 from lait_core.documents.json_check import check_value
+from lait_core.documents.placement import Misplaced, Placement, ask_problem, write_problem
 from lait_core.documents.schema_source import shape_problem
 from lait_core.documents.validate import Codes, accepted_keys, describe, first_line, suggest, validate_mapping
 from lait_core.source.positions import Range
@@ -71,6 +72,8 @@ class Step:
     """`step 'id'` or `step n (kind)` (n counts within the step's own list)."""
     model: m.StepBase | None
     children: list[tuple[str, list[Step]]] = field(default_factory=list)
+    placement: Placement = field(default_factory=Placement)
+    """Where the step runs within its own file (a child file adds its caller's placement)."""
 
     @property
     def id(self) -> str | None:
@@ -125,6 +128,10 @@ class _Place:
     concurrent: bool = False
     concurrent_for_each: bool = False
 
+    @property
+    def placement(self) -> Placement:
+        return Placement(self.concurrent, self.concurrent_for_each)
+
 
 class _Loader:
     def __init__(self, doc: WorkflowDocument) -> None:
@@ -136,6 +143,10 @@ class _Loader:
     # -- helpers ------------------------------------------------------------------------------
     def error(self, code: str, message: str, rng: Range, **kw: Any) -> None:
         self.out.append(Diagnostic(code, message, rng, **kw))
+
+    def misplaced(self, problem: Misplaced | None) -> None:
+        if problem is not None:
+            self.error(CODE_PLACEMENT, problem.message, problem.range)
 
     def jq_field(self, node: Node | None, context: str) -> None:
         if isinstance(node, ScalarNode) and isinstance(node.value, str):
@@ -353,7 +364,7 @@ class _Loader:
                         d.range,
                         d.severity,
                     )
-        step = Step(kind, node, label, model)
+        step = Step(kind, node, label, model, placement=place.placement)
         self.common(step)
         getattr(self, f"kind_{kind}")(step, place)
         return step
@@ -514,12 +525,7 @@ class _Loader:
                 f"'default' {default.to_python()!r} is not one of the 'choices'",
                 default.range,
             )
-        if place.concurrent and ask is not None:
-            self.error(
-                CODE_PLACEMENT,
-                f"{step.label}: 'ask' cannot run inside a 'parallel' branch or a concurrent 'for_each'",
-                step.node.key_node("ask").range,  # type: ignore[union-attr]
-            )
+        self.misplaced(ask_problem(step, place.placement))
         self.on_error(step, place)
 
     def kind_write(self, step: Step, place: _Place) -> None:
@@ -527,13 +533,8 @@ class _Loader:
         if isinstance(write, ScalarNode) and isinstance(write.value, str):
             if write.value and not write.value.strip():
                 self.error(STEP_CODES.invalid, "'write' needs a path (it is blank)", write.range)
-            elif place.concurrent_for_each and "{{" not in write.value:
-                self.error(
-                    CODE_PLACEMENT,
-                    f"'write' ({step.label}) with a fixed path cannot run inside a concurrent 'for_each'; include"
-                    " a placeholder such as '{{ loop.index }}' in the path",
-                    write.range,
-                )
+            else:
+                self.misplaced(write_problem(step, place.placement))
         self.template_field(write, f"the 'write' of {step.label}")
         self.on_error(step, place)
 

@@ -7,12 +7,19 @@ import os
 from pathlib import Path
 
 from lait_core.diagnostics import Severity
-from lait_core.documents.workflow import Step, WorkflowDocument, is_workflow_path, parse_workflow
+from lait_core.documents.placement import (
+    MAX_DEPTH,
+    Placement,
+    inherited_message,
+    inherited_problems,
+    nesting_problem,
+)
+from lait_core.documents.workflow import WorkflowDocument, is_workflow_path, parse_workflow
 from lait_core.engine.workflow.errors import WorkflowError, WorkflowLoadError
 from lait_core.engine.workflow.scope import Frame, Run
 from lait_core.source.files import read_source
 
-MAX_DEPTH = 32
+__all__ = ["MAX_DEPTH", "canonical", "check_nesting", "check_placement", "child_path", "load_document"]
 
 
 def canonical(path: Path) -> Path:
@@ -57,34 +64,15 @@ def child_path(frame: Frame, ref: str) -> Path:
 
 
 def check_nesting(frame: Frame, ref: str, path: Path) -> None:
-    key = canonical(path)
-    if key in frame.scope.chain:
-        raise WorkflowError(f"'workflow: {ref}' would create a cycle")
-    if frame.scope.depth + 1 > MAX_DEPTH:
-        raise WorkflowError(f"'workflow: {ref}' exceeds the maximum workflow nesting depth of {MAX_DEPTH}")
+    problem = nesting_problem(ref, canonical(path), frame.scope.chain, frame.scope.depth)
+    if problem is not None:
+        raise WorkflowError(problem)
 
 
 def check_placement(doc: WorkflowDocument, frame: Frame, ref: str) -> None:
     """A child run from a parallel branch or concurrent for_each may not ``ask``, nor ``write`` to a
-    fixed path from a concurrent for_each (checked in the caller's file at load time, here for the
-    child)."""
-    if not frame.concurrent:
-        return
-    for step in doc.all_steps():
-        _check_step(step, frame, ref)
-
-
-def _check_step(step: Step, frame: Frame, ref: str) -> None:
-    if step.kind == "ask":
-        raise WorkflowError(
-            f"in workflow '{ref}': {step.label}: 'ask' cannot run inside a 'parallel' branch or a concurrent"
-            " 'for_each' (the child workflow is called from one)"
-        )
-    if step.kind == "write" and frame.concurrent_for_each:
-        node = step.get("write")
-        value = node.to_python() if node is not None else None
-        if isinstance(value, str) and "{{" not in value:
-            raise WorkflowError(
-                f"in workflow '{ref}': 'write' ({step.label}) with a fixed path cannot run inside a concurrent"
-                " 'for_each'; include a placeholder such as '{{ loop.index }}' in the path"
-            )
+    fixed path from a concurrent for_each (the caller's own file is checked when it is validated;
+    lint reports the same problems at the calling step through the same rules)."""
+    problems = inherited_problems(doc, Placement(frame.concurrent, frame.concurrent_for_each))
+    if problems:
+        raise WorkflowError(inherited_message(ref, problems[0]))

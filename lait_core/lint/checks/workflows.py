@@ -14,9 +14,23 @@ from pathlib import Path
 from lait_core.cancel import checkpoint
 from lait_core.diagnostics import Diagnostic, Fix, Related, Severity
 from lait_core.documents.agent import AgentDocument
+from lait_core.documents.placement import (
+    Misplaced,
+    Placement,
+    inherited_message,
+    inherited_problems,
+    nesting_problem,
+)
 from lait_core.documents.schema_source import unknown_type_nodes
 from lait_core.documents.validate import suggest
-from lait_core.documents.workflow import Expr, Step, WorkflowDocument, is_agent_path, is_workflow_path
+from lait_core.documents.workflow import (
+    CODE_PLACEMENT,
+    Expr,
+    Step,
+    WorkflowDocument,
+    is_agent_path,
+    is_workflow_path,
+)
 from lait_core.lint.checks.agents import (
     check_agent_body,
     check_agent_content,
@@ -28,9 +42,6 @@ from lait_core.lint.checks.gguf import check_gguf_files
 from lait_core.lint.security import shell_interpolation, write_path
 from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
-
-MAX_NESTING = 32
-
 
 _SUMMARY_CODES = ("LAIT319", "LAIT320")
 
@@ -353,25 +364,10 @@ class WorkflowChecks:
             )
             return
         key = canonical(target)
-        if key in stack:
-            out.append(
-                Diagnostic(
-                    "LAIT320",
-                    f"{step.label} runs workflow '{ref}', which would create a cycle ('{key}' is already being"
-                    " linted)",
-                    node.range,
-                )
-            )
-            return
-        if len(stack) >= MAX_NESTING:
-            out.append(
-                Diagnostic(
-                    "LAIT320",
-                    f"{step.label} runs workflow '{ref}', which exceeds the maximum 'workflow:' nesting depth of"
-                    f" {MAX_NESTING}",
-                    node.range,
-                )
-            )
+        # The run-time loader's nesting rule (cycle, depth 32), through the same function.
+        problem = nesting_problem(ref, Path(key), [Path(k) for k in stack], len(stack) - 1)
+        if problem is not None:
+            out.append(Diagnostic("LAIT320", f"{step.label}: {problem}", node.range))
             return
         loaded = self.ws.workflow(target, display=_display(target))
         if not isinstance(loaded, WorkflowDocument):
@@ -393,6 +389,67 @@ class WorkflowChecks:
         summary = _summary(step.label, "runs workflow", ref, problems, "LAIT320")
         if summary is not None:
             out.append(_relocate(summary, node))
+        if loaded.ok:
+            self.inherited_placement(step, node, ref, loaded, target, stack, out)
+
+    def inherited_placement(
+        self,
+        step: Step,
+        node: Node,
+        ref: str,
+        child: WorkflowDocument,
+        target: Path,
+        stack: tuple[str, ...],
+        out: list[Diagnostic],
+    ) -> None:
+        """A child (and its children) called from a `parallel` branch or a concurrent `for_each`
+        inherits that placement: what the run-time loader refuses there (`check_placement`, the
+        same rules and message) is reported here, at the calling step, with the child's steps as
+        related locations."""
+        if not step.placement.concurrent:
+            return
+        found: list[tuple[str, Misplaced]] = []
+        self._collect_inherited(child, target, step.placement, (*stack, canonical(target)), found)
+        if not found:
+            return
+        path, first = found[0]
+        more = f"; {len(found) - 1} more" if len(found) > 1 else ""
+        out.append(
+            Diagnostic(
+                CODE_PLACEMENT,
+                f"{step.label}: {inherited_message(ref, first)} ({path}:{first.range.start}{more})",
+                node.range,
+                related=tuple(Related(p, m.range, m.message) for p, m in found),
+            )
+        )
+
+    def _collect_inherited(
+        self,
+        doc: WorkflowDocument,
+        path: Path,
+        placement: Placement,
+        stack: tuple[str, ...],
+        found: list[tuple[str, Misplaced]],
+    ) -> None:
+        found.extend((doc.path, problem) for problem in inherited_problems(doc, placement))
+        config = self.ws.config
+        for step in doc.all_steps():
+            node = step.get("workflow")
+            ref = node.to_python() if node is not None else None
+            if step.kind != "workflow" or not isinstance(ref, str) or not ref:
+                continue
+            if is_workflow_path(ref):
+                target = path.parent / ref
+            elif config is not None and ref in config.workflows:
+                target = Path(config.workflows[ref])
+            else:
+                continue  # reported in the child's own lint
+            key = canonical(target)
+            if key in stack or not target.exists():
+                continue
+            loaded = self.ws.workflow(target, display=_display(target))
+            if isinstance(loaded, WorkflowDocument) and loaded.ok:
+                self._collect_inherited(loaded, target, placement | step.placement, (*stack, key), found)
 
 
 def _did_you_mean(name: str, choices: list[str], node: Node) -> tuple[str, tuple[Fix, ...]]:
