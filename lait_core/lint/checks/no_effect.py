@@ -1,0 +1,39 @@
+"""LAIT108: a lait.config.yml key that lait reads (it validates) but that has no effect yet."""
+
+from __future__ import annotations
+
+from lait_core.diagnostics import Diagnostic, Severity
+from lait_core.source.tree import MappingNode
+
+# The config keys lait accepts and validates (they are part of the reference's format) but that change
+# nothing in this version, as dotted paths from the top of lait.config.yml. Remove a key from this set in
+# the change that gives it an effect; nothing else needs to change (the rule, its doc and its test read it).
+NO_EFFECT_YET: frozenset[str] = frozenset(
+    {
+        "default.cache",  # the response cache under .lait/cache/ is not implemented yet
+        "default.cache_ttl",  # likewise
+        "default.history",  # run history (`lait history`) is not recorded yet
+        "prompts",  # named prompts: `lait -p NAME` / `lait prompt run NAME` are not offered yet
+        "jev",  # only `decide:` steps use it, and they cannot run yet
+    }
+)
+
+
+def check_no_effect(root: MappingNode, out: list[Diagnostic]) -> None:
+    """Warn at each key of ``root`` whose dotted path is in :data:`NO_EFFECT_YET`."""
+    for path in sorted(NO_EFFECT_YET):
+        *parents, last = path.split(".")
+        node: MappingNode | None = root
+        for name in parents:
+            child = node.get(name) if node is not None else None
+            node = child if isinstance(child, MappingNode) else None
+        key = node.key_node(last) if node is not None else None
+        if key is not None:
+            out.append(
+                Diagnostic(
+                    "LAIT108",
+                    f"'{path}' is read but has no effect in this version of lait",
+                    key.range,
+                    Severity.WARNING,
+                )
+            )
