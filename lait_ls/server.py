@@ -95,15 +95,16 @@ class LaitServer(LanguageServer):
             config = self.linter.workspace_for(path).loaded_config
             workflows = config.config.workflows if config else {}
             agents = config.config.agents if config else {}
+            skills = config.config.skills if config else {}
         except Exception:  # an unreadable config must not hide the file
-            workflows, agents = {}, {}
+            workflows, agents, skills = {}, {}, {}
         refs: set[str] = set()
         if path.suffix.lower() == ".md":
             for other in self.open_uris:
                 other_path = self.path_of(other)
                 if other != uri and other_path is not None and other_path.suffix in (".yml", ".yaml"):
                     refs |= self._agent_refs_of(other, other_path)
-        return lait_kind(path, text, workflows=workflows, agents=agents, agent_refs=refs)
+        return lait_kind(path, text, workflows=workflows, agents=agents, agent_refs=refs, skills=skills)
 
     SMALL_TEXT = 64 * 1024
     """Open workflows up to this size have their agent references read on the request loop when

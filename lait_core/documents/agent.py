@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lait_core.diagnostics import Diagnostic
+from lait_core.documents.foreign_agent import claude_code_agent
 from lait_core.documents.models import AgentFrontmatter, InlineAgent
 from lait_core.documents.schema_source import shape_problem
 from lait_core.documents.validate import Codes, validate_mapping
@@ -88,6 +89,11 @@ def parse_agent(text: str, path: str = "") -> AgentDocument:
         return doc
     out = doc.diagnostics
     if isinstance(root, MappingNode):
+        foreign = claude_code_agent(root, path)
+        if foreign is not None:  # one diagnostic for the whole file instead of one per key
+            out.append(foreign)
+            doc.front = root
+            return doc
         _system_key(root, out)
         data = {k: v for k, v in root.to_python().items() if k != "system"}
         model = validate_mapping(root, AgentFrontmatter, CODES, out, where="the agent frontmatter", data=data)

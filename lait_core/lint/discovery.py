@@ -91,6 +91,15 @@ def registered(path: Path, section: str, registries: dict[str, str]) -> bool:
     return False
 
 
+def registered_kind(path: Path, skills: dict[str, str] | None) -> FileKind:
+    """:func:`file_kind`, except that a Markdown file registered under ``skills:`` is a skill
+    wherever it lives and whatever its name."""
+    kind = file_kind(path)
+    if kind is FileKind.AGENT and skills and registered(path, "skills", skills):
+        return FileKind.SKILL
+    return kind
+
+
 def lait_kind(
     path: Path,
     text: str,
@@ -98,6 +107,7 @@ def lait_kind(
     workflows: dict[str, str] | None = None,
     agents: dict[str, str] | None = None,
     agent_refs: set[str] | None = None,
+    skills: dict[str, str] | None = None,
 ) -> FileKind | None:
     """The lait kind of a file, or None when it is not a lait file.
 
@@ -105,10 +115,11 @@ def lait_kind(
     ``steps:`` (or the version 1 ``nodes:``), lives in a ``workflows/`` folder (so a new, still empty
     file already gets completion) or that a config registers under ``workflows:``; a ``.md``
     with frontmatter that is registered under ``agents:``, lives in an ``agents/`` folder, or is used
-    by an ``agent:`` step (``agent_refs``); or a ``SKILL.md``. Other YAML and Markdown are not. The
+    by an ``agent:`` step (``agent_refs``); or a ``SKILL.md`` or a Markdown file registered under
+    ``skills:`` (whatever its name). Other YAML and Markdown are not. The
     language server uses this for every open document, `lait lint --only-lait-files` (the
     pre-commit hook) for every file it is given."""
-    kind = file_kind(path)
+    kind = registered_kind(path, skills)
     if kind is FileKind.CONFIG or kind is FileKind.SKILL:
         return kind
     if path.name == CONFIG_NAME:

@@ -30,7 +30,7 @@ from lait_core.lint.checks.agents import check_agent_body, check_agent_content
 from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
 from lait_core.lint.checks.config import check_config
 from lait_core.lint.checks.workflows import WorkflowChecks
-from lait_core.lint.discovery import FileKind, discover, file_kind, lait_kind
+from lait_core.lint.discovery import FileKind, discover, file_kind, lait_kind, registered_kind
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.positions import ZERO
 from lait_core.workspace import Workspace, canonical
@@ -146,7 +146,7 @@ class Linter:
     # -- files --------------------------------------------------------------------------------
     def lint_text(self, text: str, path: Path, kind: FileKind | None = None) -> list[Diagnostic]:
         """Diagnostics of one file's text (suppressions applied, sorted, attributed to ``path``)."""
-        kind = kind or file_kind(path)
+        kind = kind or self.kind_of(path)
         display = _display(str(path))
         if kind is FileKind.CONFIG:
             doc = parse_config(text, display)
@@ -184,9 +184,14 @@ class Linter:
         # LAIT506 is the file's last diagnostic, whatever its position
         return [d for d in finished if d.code != "LAIT506"] + [d for d in finished if d.code == "LAIT506"]
 
+    def kind_of(self, path: Path) -> FileKind:
+        """The file's kind by name, with a Markdown file registered under ``skills:`` a skill."""
+        config = self.workspace_for(path).config if file_kind(path) is FileKind.AGENT else None
+        return registered_kind(path, config.skills if config else None)
+
     def lint_file(self, path: Path) -> FileReport:
         display = _display(str(path))
-        kind = file_kind(path)
+        kind = self.kind_of(path)
         if kind is FileKind.UNKNOWN and path.exists():
             return FileReport(display, self.lint_text("", path, kind))
         ws = self.workspace_for(path)
@@ -208,7 +213,8 @@ class Linter:
         config = self.workspace_for(path).config
         workflows = config.workflows if config else {}
         agents = config.agents if config else {}
-        return lait_kind(path, loaded.text, workflows=workflows, agents=agents) is not None
+        skills = config.skills if config else {}
+        return lait_kind(path, loaded.text, workflows=workflows, agents=agents, skills=skills) is not None
 
     def lint_paths(self, paths: list[str], *, only_lait_files: bool = False) -> LintResult:
         """Lint files and directories. With ``only_lait_files`` (the pre-commit hook), files that are

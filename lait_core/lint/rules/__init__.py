@@ -1,6 +1,27 @@
 """Rule families; importing this package registers every rule in the registry."""
 
 from lait_core.lint import security
-from lait_core.lint.rules import agent, capabilities, config, gguf, references, source, workflow
+from lait_core.lint.rules import (
+    agent,
+    capabilities,
+    config,
+    foreign_agent,
+    gguf,
+    no_effect,
+    references,
+    source,
+    workflow,
+)
 
-__all__ = ["agent", "capabilities", "config", "gguf", "references", "security", "source", "workflow"]
+__all__ = [
+    "agent",
+    "capabilities",
+    "config",
+    "foreign_agent",
+    "gguf",
+    "no_effect",
+    "references",
+    "security",
+    "source",
+    "workflow",
+]

@@ -1,0 +1,29 @@
+"""LAIT209: an agent file in another tool's format (Claude Code's `.claude/agents/*.md`)."""
+
+from __future__ import annotations
+
+from lait_core.diagnostics import Severity
+from lait_core.lint.registry import Example, rule
+
+rule(
+    "LAIT209",
+    "foreign-agent-format",
+    Severity.ERROR,
+    "An agent file is in Claude Code's subagent format, not lait's.",
+    "Claude Code keeps subagents as Markdown with frontmatter too, but `tools: Read, Grep` is a string of "
+    "its own tool names, `model: sonnet` one of its model aliases, and keys such as `color`, `effort`, "
+    "`permissionMode` or `mcpServers` have no lait counterpart. Such a file (one with a key only Claude Code "
+    "uses or a `tools` string, or any file in `.claude/agents/` that is not a valid lait agent) gets this one "
+    "diagnostic naming every key that differs, instead of an error per key. To use it with lait, write a "
+    "lait agent: `tools` lists shell tools from lait.config.yml, `model` is an alias from `models:` or a "
+    "model id, and `mcp` lists MCP servers.",
+    Example(
+        "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep\nmodel: sonnet\ncolor: blue\n---\n"
+        "You review code.\n",
+        filename="agents/reviewer.md",
+    ),
+    Example(
+        "---\nname: reviewer\ndescription: Reviews code.\nmodel: qwen\n---\nYou review code.\n",
+        filename="agents/reviewer.md",
+    ),
+)
