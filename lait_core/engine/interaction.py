@@ -29,6 +29,16 @@ _T = TypeVar("_T")
 
 
 # -- requests and answers ----------------------------------------------------------------------
+def shown_arguments(arguments: str) -> str:
+    """A tool call's arguments as shown on the terminal: compact JSON (no spaces, the text form of
+    workflow values), whatever spacing the model produced; text that is not JSON is shown as it is."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return arguments
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 class ApprovalDecision(Enum):
     ONCE = "once"
     SESSION = "session"
@@ -448,7 +458,7 @@ class TerminalInteraction:
                     return ApprovalDecision.ONCE
                 if not self._is_tty():
                     raise ApprovalError(NOT_A_TTY_APPROVAL)
-                lines = [f"tool call: {call.name}", f"arguments: {call.arguments}"]
+                lines = [f"tool call: {call.name}", f"arguments: {shown_arguments(call.arguments)}"]
                 if call.command is not None:
                     lines.append(f"command: {argv_text(call.command)}")
                 self._say("\n".join(lines) + "\n" + APPROVAL_PROMPT)
@@ -574,7 +584,7 @@ class TerminalInteraction:
                 self._say(line + "\n")
         elif self.verbose:
             if isinstance(e, ToolCallStarted):
-                self._say(f"tool call: {e.name} {e.arguments}\n")
+                self._say(f"tool call: {e.name} {shown_arguments(e.arguments)}\n")
             elif isinstance(e, ToolCallDenied):
                 self._say(f"tool call denied: {e.name}: {e.reason}\n")
             elif isinstance(e, ToolCallFinished):

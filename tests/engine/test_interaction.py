@@ -367,3 +367,24 @@ def test_terminal_events() -> None:
     quiet.event(ReasoningDelta("hidden"))
     quiet.event(TextDelta("shown"))
     assert o.getvalue() == "shown"
+
+
+def test_tool_call_line_shows_compact_arguments_whatever_the_model_spacing() -> None:
+    """Issue 12 item 7: `-v` prints `tool call: NAME ARGS` with ARGS as compact JSON, so the line does
+    not depend on the spacing a model (or a CPU's arithmetic) produced; text that is not JSON is shown
+    as it is."""
+    from lait_core.engine.interaction import TerminalInteraction, ToolCallStarted
+
+    err = io.StringIO()
+    terminal = TerminalInteraction(stdin=io.StringIO(), stdout=io.StringIO(), stderr=err, verbose=True)
+    for arguments in ('{ "a": 2, "b": 3 }', '{"a":2,"b":3}', '{\n  "a" : 2 ,\n"b":3}'):
+        terminal.event(ToolCallStarted("c1", "tool__add", arguments))
+    terminal.event(ToolCallStarted("c2", "tool__note", '{ "text": "café, ok" }'))
+    terminal.event(ToolCallStarted("c3", "tool__bad", "{not json"))
+    assert err.getvalue().splitlines() == [
+        'tool call: tool__add {"a":2,"b":3}',
+        'tool call: tool__add {"a":2,"b":3}',
+        'tool call: tool__add {"a":2,"b":3}',
+        'tool call: tool__note {"text":"café, ok"}',
+        "tool call: tool__bad {not json",
+    ]

@@ -54,6 +54,7 @@ from lait_core.engine.models import (
 from lait_core.engine.resolve import resolve_model
 from lait_core.engine.tools import ToolSet
 from lait_core.engine.tools.shell import ShellToolSource
+from tests.llm.conftest import add_result
 from tests.peers.llm_server import LlamaServer
 
 TEST_BUDGET = 60.0
@@ -213,15 +214,14 @@ async def test_tool_loop_calls_the_shell_tool_and_answers(session: Session) -> N
 
     # Response 1: a structured call of tool__add with sensible, schema-valid arguments.
     call = assert_add_call(first)
-    arguments = json.loads(call["function"]["arguments"])
-    assert arguments == {"a": 2, "b": 3}
+    total = add_result(call["function"]["arguments"])  # schema-valid; the numbers are the model's
 
     # The shell tool really ran, and its stdout (minus the newline) is the tool result.
     started_events = [e for e in session.interaction.events if isinstance(e, ToolCallStarted)]
     finished = [e for e in session.interaction.events if isinstance(e, ToolCallFinished)]
     assert [(e.call_id, e.name) for e in started_events] == [(call["id"], ADD_NAME)]
     assert [(e.call_id, e.name, e.result, e.is_error) for e in finished] == [
-        (call["id"], ADD_NAME, "5", False)
+        (call["id"], ADD_NAME, total, False)
     ]
 
     # Request 2: the history goes back with the assistant's tool call (content "" -- never null,
@@ -229,7 +229,7 @@ async def test_tool_loop_calls_the_shell_tool_and_answers(session: Session) -> N
     messages = second.request["messages"]
     assert messages[:2] == conversation()
     assert messages[2] == {"role": "assistant", "content": "", "tool_calls": [call]}
-    assert messages[3] == {"role": "tool", "tool_call_id": call["id"], "content": "5"}
+    assert messages[3] == {"role": "tool", "tool_call_id": call["id"], "content": total}
     assert len(messages) == 4
     assert "tools" not in second.request and "tool_choice" not in second.request
     assert result.messages == messages
@@ -270,16 +270,16 @@ async def test_tools_on_every_round_hit_max_tool_rounds(session: Session) -> Non
     for exchange in (first, second):
         assert_tool_request(exchange.request, session.server.model)
     call = assert_add_call(first)
-    assert json.loads(call["function"]["arguments"]) == {"a": 2, "b": 3}
+    total = add_result(call["function"]["arguments"])
     assert second.request["messages"][2:] == [
         {"role": "assistant", "content": "", "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": call["id"], "content": "5"},
+        {"role": "tool", "tool_call_id": call["id"], "content": total},
     ]
     # The second round's call ran too; the third round is never sent.
     assert_add_call(second)
     finished = [e for e in session.interaction.events if isinstance(e, ToolCallFinished)]
     assert len(finished) == 2
-    assert finished[0].result == "5" and not finished[0].is_error
+    assert finished[0].result == total and not finished[0].is_error
 
 
 async def test_streaming_with_auto_tool_choice_is_a_clear_error(session: Session) -> None:
