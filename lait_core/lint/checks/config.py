@@ -8,8 +8,8 @@ from pathlib import Path
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigDocument
 from lait_core.lint.checks.gguf import check_gguf_files
-from lait_core.lint.security import literal_secret, option_injection, shell_interpolation
 from lait_core.lint.checks.no_effect import check_no_effect
+from lait_core.lint.security import literal_secret, option_injection, shell_interpolation
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 _EXPANDED_TOP = ("base_url", "api_key")
