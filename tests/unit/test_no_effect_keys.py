@@ -17,7 +17,6 @@ SAMPLES: dict[str, Any] = {
     "default.cache": True,
     "default.cache_ttl": 600,
     "default.history": False,
-    "prompts": {"review": {"template": "Review {{ input }}"}},
     "jev": {"model": "jev-latest"},
 }
 

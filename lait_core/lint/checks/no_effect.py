@@ -13,7 +13,6 @@ NO_EFFECT_YET: frozenset[str] = frozenset(
         "default.cache",  # the response cache under .lait/cache/ is not implemented yet
         "default.cache_ttl",  # likewise
         "default.history",  # run history (`lait history`) is not recorded yet
-        "prompts",  # named prompts: `lait -p NAME` / `lait prompt run NAME` are not offered yet
         "jev",  # only `decide:` steps use it, and they cannot run yet
     }
 )
