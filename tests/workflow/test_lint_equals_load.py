@@ -134,7 +134,13 @@ def test_every_run_time_load_check_is_enumerated() -> None:
     rules = {name for name in dir(placement) if name.endswith("_problem")}
     assert rules == {"ask_problem", "write_problem", "nesting_problem"}, "a new rule needs a case here"
     text = " ".join(expected for _files, expected, _line in CHILD_CASES.values())
-    for needle in ("'ask' cannot run", "fixed path", "would create a cycle", "nesting depth", "not registered"):
+    for needle in (
+        "'ask' cannot run",
+        "fixed path",
+        "would create a cycle",
+        "nesting depth",
+        "not registered",
+    ):
         assert needle in text
 
 
