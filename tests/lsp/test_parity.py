@@ -125,13 +125,14 @@ def server_kind(path: Path, text: str, open_texts: dict[Path, str]) -> FileKind 
         config = linter.workspace_for(path).loaded_config
         workflows = config.config.workflows if config else {}
         agents = config.config.agents if config else {}
+        skills = config.config.skills if config else {}
     except Exception:
-        workflows, agents = {}, {}
+        workflows, agents, skills = {}, {}, {}
     refs: set[str] = set()
     for other, other_text in open_texts.items():
         if other != path and other.suffix in (".yml", ".yaml"):
             refs |= agent_references(other, other_text)
-    return lait_kind(path, text, workflows=workflows, agents=agents, agent_refs=refs)
+    return lait_kind(path, text, workflows=workflows, agents=agents, agent_refs=refs, skills=skills)
 
 
 def not_lait_reason(path: Path, text: str) -> str:
