@@ -128,6 +128,7 @@ def execute(file: str, input_argument: str | None, common: Common, options: Outp
         reply.usage,
         usage_seen=terminal.usage_seen,
         render=render,
+        cost=terminal.cost_text(),
     )
     return 0
 

@@ -154,5 +154,12 @@ def run_for_real(
     if code != 0 or result is None:
         return code
     render = options.render or bool(config.default.render)
-    present(options, result.text, result.usage, usage_seen=terminal.usage_seen, render=render)
+    present(
+        options,
+        result.text,
+        result.usage,
+        usage_seen=terminal.usage_seen,
+        render=render,
+        cost=terminal.cost_text(),
+    )
     return 0

@@ -240,6 +240,7 @@ def present(
     reasoning: str | None = None,
     usage_seen: bool = True,
     render: bool = False,
+    cost: str = "",
 ) -> None:
     """Print (or write) a run's result: the text alone (``--render``: as Markdown on a terminal),
     or ``{"content", "reasoning", "usage"}`` with ``--json``; ``--show-usage`` on stderr."""
@@ -253,4 +254,4 @@ def present(
     else:
         write_output(options, text + "\n")
     if options.show_usage:
-        sys.stderr.write(usage_line(usage) + "\n")
+        sys.stderr.write(usage_line(usage) + cost + "\n")

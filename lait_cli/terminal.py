@@ -60,12 +60,15 @@ class ChatTerminal(TerminalInteraction):
         self.verbosity = verbosity
         self.usage_seen = False
         """Some response reported usage (``--json`` prints null otherwise)."""
+        self.costs: list[float | None] = []
+        """Each reported usage's cost (None: its model has no ``pricing``)."""
 
     def event(self, e: Event) -> None:
         if isinstance(e, Note) and self.quiet:
             return
         if isinstance(e, UsageReported):
             self.usage_seen = True
+            self.costs.append(e.cost)
         if self.verbosity > 0:
             if isinstance(e, RoundStarted):
                 self.debug(f"tool round {e.round}")
@@ -75,6 +78,16 @@ class ChatTerminal(TerminalInteraction):
                     f"usage: prompt={u.prompt_tokens} completion={u.completion_tokens} total={u.total_tokens}"
                 )
         super().event(e)
+
+    def cost_text(self) -> str:
+        """`` cost=$X`` for ``--show-usage`` when every reported usage was priced; when only some
+        were, the known part as a lower bound; nothing when none was (an unknown cost is never 0)."""
+        known = [c for c in self.costs if c is not None]
+        if not known:
+            return ""
+        if len(known) < len(self.costs):
+            return f" cost>=${sum(known):.6f} (some models have no pricing)"
+        return f" cost=${sum(known):.6f}"
 
     def debug(self, message: str) -> None:
         if self.verbosity > 0:

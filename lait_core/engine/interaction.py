@@ -169,6 +169,8 @@ class ToolCallDenied:
 class UsageReported:
     usage: Usage
     round: int | None
+    cost: float | None = None
+    """USD for this response by the model's ``pricing`` (None: the model has no pricing)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -158,7 +158,19 @@ class ToolLoop:
         self.requests += 1
         if response.usage is not None:
             self.usage = self.usage + response.usage
-            self.interaction.event(UsageReported(response.usage, round_number))
+            self.interaction.event(UsageReported(response.usage, round_number, self._cost(response.usage)))
+
+    def _cost(self, usage: Usage) -> float | None:
+        """USD by the sender's model ``pricing`` (None when it has none)."""
+        model = getattr(self.sender, "model", None)
+        primary = getattr(model, "primary", None)
+        pricing = getattr(primary, "pricing", None)
+        if pricing is None:
+            return None
+        per_1m = usage.prompt_tokens * float(pricing.input_per_1m) + usage.completion_tokens * float(
+            pricing.output_per_1m
+        )
+        return per_1m / 1e6
 
     async def _send(
         self,
