@@ -89,6 +89,7 @@ def _register() -> None:
     from lait_cli import (
         agent,
         chat_command,
+        compare,
         completion,
         doctor,
         graph,
@@ -125,6 +126,7 @@ def _register() -> None:
     sessions.register(app)
     completion.register(app)
     man.register(app)
+    compare.register(app)
 
 
 def _load_env(argv: list[str]) -> None:
