@@ -10,83 +10,36 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from lait_ls.run import EDITOR_DENIAL
+from tests.editors.vscode_build import npm, tool
 from tests.lsp.run_support import ROOT, write_project
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 
-EXTENSION = ROOT / "editors" / "vscode"
-
-
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        pytest.fail(
-            f"{name} is missing: the VS Code extension needs Node.js 20+ and npm (apt-get install nodejs npm)"
-        )
-    return found
-
-
-def _npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [_tool("npm"), *args],
-        cwd=EXTENSION,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        env={**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false"},
-    )
-    assert proc.returncode == 0, (
-        f"npm {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    )
-    return proc
-
-
-@pytest.fixture(scope="module")
-def compiled() -> Path:
-    """`npm ci` when node_modules is missing (.ci/install-test-peers normally did it), then `npm run compile`."""
-    node = _tool("node")
-    major = int(
-        subprocess.run([node, "--version"], capture_output=True, text=True, check=True)
-        .stdout.strip()[1:]
-        .split(".")[0]
-    )
-    assert major >= 20, f"Node.js 20+ is needed, found {major}"
-    if not (EXTENSION / "node_modules" / "typescript").exists():
-        _npm("ci", "--no-audit")
-    _npm("run", "compile")
-    assert (EXTENSION / "out" / "extension.js").exists()
-    return EXTENSION / "out"
-
 
 def test_unit_tests_pass(compiled: Path) -> None:
-    proc = _npm("test", timeout=120)
+    proc = npm("test", timeout=120)
     counts = dict(re.findall(r"^# (pass|fail|cancelled|skipped|todo) (\d+)$", proc.stdout, re.M))
     assert counts.get("fail") == "0" and counts.get("cancelled") == "0", proc.stdout[-3000:]
     assert int(counts.get("pass", "0")) >= 45, proc.stdout[-3000:]
     assert counts.get("skipped") == "0"
 
 
-def test_vsix_packages(compiled: Path, tmp_path: Path) -> None:
-    vsix = tmp_path / "lait.vsix"
-    _npm("exec", "--", "vsce", "package", "--allow-missing-repository", "--skip-license", "-o", str(vsix))
-    assert vsix.exists()
+def test_vsix_packages(vsix: Path) -> None:
     with zipfile.ZipFile(vsix) as z:
         names = set(z.namelist())
         manifest = json.loads(z.read("extension/package.json"))
     assert "extension/out/extension.js" in names
     assert "extension/node_modules/vscode-languageclient/package.json" in names
     assert not any(
-        n.startswith(("extension/src/", "extension/out/test/", "extension/out/e2e/")) for n in names
+        n.startswith(("extension/src/", "extension/out/test/", "extension/out/e2e/"))
+        or n.endswith(".tsbuildinfo")
+        for n in names
     )
     assert manifest["main"] == "./out/extension.js"
     assert {c["command"] for c in manifest["contributes"]["commands"]} >= {
@@ -170,7 +123,7 @@ def _drive(
     (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
     proc = subprocess.run(
-        [_tool("node"), str(node_out / "e2e" / "driveRun.js"), str(tmp_path / "spec.json")],
+        [tool("node"), str(node_out / "e2e" / "driveRun.js"), str(tmp_path / "spec.json")],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -1,0 +1,337 @@
+"""The extension inside a real VS Code: code-server 4.100.3 (VS Code 1.100) shown in Debian's chromium
+and driven through its UI by Playwright, with the packaged .vsix installed and the example project
+open (its model endpoint pointed at the scripted OpenAI-compatible server, plus a shell tool and the
+eliciting MCP server of tests/peers).
+
+One code-server for the whole module (starting one takes about 15 s); the tests run in file order
+and each leaves the workbench as it found it (dialogs closed, files saved or reverted).
+Installed by .ci/install-vscode-peer; a missing piece fails with the command to run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lait_ls.run import EDITOR_DENIAL
+from tests.editors.vscode_ui import Workbench, code_server, screenshot_if_failed, wait_for
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+from tests.processes import running_with_marker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+EXTRA_SERVERS = f"""mcp_servers:
+  asker:  # tests/peers: save_note elicits a title and a priority
+    command: {sys.executable}
+    args: [-m, tests.peers.mcp_elicit_server]
+    cwd: {ROOT}
+    allow_elicitation: true
+"""
+
+EXTRA_TOOLS = f"""tools:
+  shout:
+    description: Print a text in capitals.
+    command: [{sys.executable}, -c, "import sys; print(sys.argv[1].upper())", "{{{{ input.text }}}}"]
+    parameters:
+      type: object
+      properties:
+        text: {{type: string}}
+      required: [text]
+  sleepy:
+    description: Start a child process, note both pids, and sleep.
+    command: [{sys.executable}, "{{{{ input.script }}}}"]
+    parameters:
+      type: object
+      properties:
+        script: {{type: string}}
+      required: [script]
+    timeout: 120
+"""
+
+SHOUT_FLOW = """name: shout-and-save
+description: Shout and save notes, asking before each tool call.
+steps:
+  - id: work
+    prompt: "{{ input }}"
+    tools: [shout]
+    mcp: [asker]
+"""
+
+SLOW_FLOW = """name: slow
+description: Runs a tool that takes two minutes.
+steps:
+  - id: wait
+    prompt: "{{ input }}"
+    tools: [sleepy]
+"""
+
+SLEEPY = """import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+with open(os.path.join(os.path.dirname(__file__), "sleepy.pids"), "a") as f:
+    f.write(f"{os.getpid()}\\n{child.pid}\\n")
+time.sleep(120)
+"""
+
+
+def prepare_project(workspace: Path, llm_url: str) -> None:
+    """The example project, its model pointed at ``llm_url``, with the test tools and workflows."""
+    shutil.copytree(ROOT / "examples", workspace)
+    config = workspace / "lait.config.yml"
+    source = config.read_text(encoding="utf-8").replace("http://localhost:1234/v1", llm_url)
+    assert source.count(llm_url) == 2
+    source = source.replace("mcp_servers:\n", EXTRA_SERVERS, 1).replace("tools:\n", EXTRA_TOOLS, 1)
+    config.write_text(source, encoding="utf-8")
+    (workspace / "workflows" / "shout.yml").write_text(SHOUT_FLOW, encoding="utf-8")
+    (workspace / "workflows" / "slow.yml").write_text(SLOW_FLOW, encoding="utf-8")
+    (workspace / "sleepy.py").write_text(SLEEPY, encoding="utf-8")
+
+
+def lait_ls_wrapper(bin_dir: Path, marker: str) -> Path:
+    """A `lait-ls` outside the workspace that runs this checkout's server, its processes marked."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    wrapper = bin_dir / "lait-ls"
+    wrapper.write_text(
+        f"#!/bin/sh\nexport LAIT_TEST_MARKER={marker} PYTHONPATH={ROOT}\n"
+        f'exec {sys.executable} -m lait_ls.server "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+class Session:
+    def __init__(self, workbench: Workbench, llm: ScriptedOpenAIServer, workspace: Path, marker: str) -> None:
+        self.workbench = workbench
+        self.llm = llm
+        self.workspace = workspace
+        self.marker = marker
+
+
+@pytest.fixture(scope="module")
+def session(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    home = tmp_path_factory.mktemp("vscode-e2e")
+    marker = uuid.uuid4().hex
+    with ScriptedOpenAIServer() as llm:
+        workspace = home / "project"
+        prepare_project(workspace, llm.url)
+        settings = {"lait.server.path": str(lait_ls_wrapper(home / "bin", marker)), "lait.debounce": 50}
+        with code_server(home, workspace, vsix, settings, {}) as workbench:
+            workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml$")
+            yield Session(workbench, llm, workspace, marker)
+    wait_for("no process of lait-ls left", lambda: not running_with_marker(marker), 15)
+
+
+@pytest.fixture
+def workbench(session: Session, request: pytest.FixtureRequest) -> Iterator[Workbench]:
+    yield session.workbench
+    screenshot_if_failed(request, session.workbench)
+    session.workbench.escape_all()
+
+
+def lint_json(workspace: Path, relative: str) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "lait_cli.main", "lint", "--format", "json", relative],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(workspace.parent)},
+    )
+    assert proc.returncode in (0, 3), proc.stderr
+    found: list[dict[str, Any]] = json.loads(proc.stdout)
+    return found
+
+
+def test_problems_panel_equals_lait_lint_for_an_edited_workflow(
+    session: Session, workbench: Workbench
+) -> None:
+    workbench.open_file("workflows/triage.yml")
+    assert workbench.problems() == []
+    # Two typos, typed into the editor (line numbers of examples/workflows/triage.yml).
+    workbench.replace_line(27, "output_schema: clasification")
+    workbench.replace_line(38, "- agent: reviewr")
+    workbench.save()
+    expected = [
+        (d["severity"], d["message"], d["code"], d["line"], d["column"])
+        for d in lint_json(session.workspace, "workflows/triage.yml")
+    ]
+    assert len(expected) == 3 and {e[2] for e in expected} >= {"LAIT313", "LAIT319"}
+
+    def shown() -> list[tuple[str, str, str, int, int]] | None:
+        rows = [(p.severity, p.message, p.code, p.line, p.column) for p in workbench.problems()]
+        return rows if sorted(rows) == sorted(expected) else None
+
+    wait_for(f"the Problems panel to equal lait lint: {expected}", shown, 20)
+
+
+def test_a_quick_fix_is_applied(session: Session, workbench: Workbench) -> None:
+    workbench.open_file("workflows/triage.yml")
+    workbench.goto(38, 22)
+    actions = workbench.code_actions()
+    assert actions[0] == "Replace with 'reviewer'"
+    assert "Suppress LAIT319 on this line" in actions
+    workbench.apply_code_action("Replace with 'reviewer'")
+    workbench.wait_dirty()
+    workbench.save()
+    lines = (session.workspace / "workflows" / "triage.yml").read_text(encoding="utf-8").splitlines()
+    assert lines[37] == "          - agent: reviewer"
+    wait_for("LAIT319 gone", lambda: "LAIT319" not in {p.code for p in workbench.problems()}, 15)
+    # The other typo is fixed the same way, and the file is clean again.
+    workbench.goto(27, 24)
+    assert workbench.code_actions()[0] == "Replace with 'classification'"
+    workbench.apply_code_action("Replace with 'classification'")
+    workbench.wait_dirty()
+    workbench.save()
+    assert (session.workspace / "workflows" / "triage.yml").read_text(encoding="utf-8") == (
+        ROOT / "examples" / "workflows" / "triage.yml"
+    ).read_text(encoding="utf-8")
+    wait_for("no problems", lambda: workbench.problems() == [], 15)
+
+
+def test_hover_shows_what_an_agent_name_resolves_to(workbench: Workbench) -> None:
+    workbench.open_file("workflows/triage.yml")
+    workbench.goto(38, 22)
+    hover = workbench.hover_text()
+    assert "agent reviewer" in hover
+    assert "Reviews a change and lists concrete problems with file and line." in hover
+    assert "agents/reviewer.md" in hover
+
+
+def test_completion_in_an_mcp_list_offers_the_configured_servers(workbench: Workbench) -> None:
+    workbench.open_file("workflows/offline.yml")
+    # `tools: [grep]` (line 10) gets a sibling `mcp: []`, the cursor inside the brackets.
+    workbench.goto(10, 18)
+    workbench.press("Enter")
+    workbench.page.keyboard.insert_text("mcp: [")
+    labels = workbench.suggestions()
+    names = [label.split(",")[0].strip() for label in labels]
+    assert {"notes", "everything", "asker"} <= set(names), labels
+    assert "grep" not in names and "reviewer" not in names
+    workbench.escape_all()
+    workbench.run_command("File: Revert File")
+    wait_for("the revert", lambda: not workbench.is_dirty(), 10)
+
+
+def approval(workbench: Workbench, tool: str) -> str:
+    q = workbench.wait_quick_input(f"the approval of {tool}", lambda q: q.title == f"lait: allow {tool}?")
+    assert q.items[:3] == ["Allow once", "Allow for this session", "Deny"] or [
+        i.split(",")[0] for i in q.items
+    ][:3] == ["Allow once", "Allow for this session", "Deny"], q
+    return q.placeholder
+
+
+def test_run_workflow_with_approvals_and_an_elicitation_form(session: Session, workbench: Workbench) -> None:
+    llm = session.llm
+    llm.push(
+        tool_calls(call("tool__shout", {"text": "one"}, id="c1")),
+        tool_calls(call("tool__shout", {"text": "two"}, id="c2")),
+        tool_calls(call("tool__shout", {"text": "three"}, id="c3")),
+        tool_calls(call("asker__save_note", {"text": "spam"}, id="c4")),
+        tool_calls(call("asker__save_note", {"text": "buy milk"}, id="c5")),
+        tool_calls(call("asker__save_note", {"text": "eggs"}, id="c6")),
+        tool_calls(call("asker__save_note", {"text": "bread"}, id="c7")),
+        text("all done"),
+    )
+    before = len(llm.bodies)
+    workbench.open_file("workflows/shout.yml")
+    lens = workbench.code_lens("Run workflow")
+    lens.wait_for(timeout=20_000)
+    lens.click()
+    prompt = workbench.wait_quick_input(
+        "the prompt", lambda q: "Prompt for the workflow" in q.message + q.placeholder
+    )
+    assert prompt.title.startswith("lait: Run workflow shout-and-save")
+    workbench.answer("shopping")
+    # Allow once, then for the session: the third call of the same tool asks nothing.
+    assert approval(workbench, "tool__shout").endswith(" one")
+    workbench.pick("Allow once")
+    approval(workbench, "tool__shout")
+    workbench.pick("Allow for this session")
+    # Deny one MCP call, allow the tool for the session, then answer its elicitations.
+    assert "MCP server 'asker'" in approval(workbench, "asker__save_note")
+    workbench.pick("Deny")
+    approval(workbench, "asker__save_note")
+    workbench.pick("Allow for this session")
+    workbench.wait_quick_input(
+        "the elicitation", lambda q: "Save the note 'buy milk'?" in q.placeholder + q.title
+    )
+    workbench.pick("Answer")
+    workbench.wait_quick_input(
+        "the title field", lambda q: "title" in (q.message + q.placeholder + q.title).lower()
+    )
+    workbench.answer("Milk")
+    workbench.wait_quick_input(
+        "the priority field", lambda q: "priority" in (q.message + q.placeholder + q.title).lower()
+    )
+    workbench.answer("2")
+    workbench.wait_quick_input(
+        "the second elicitation", lambda q: "Save the note 'eggs'?" in q.placeholder + q.title
+    )
+    workbench.pick("Decline")
+    workbench.wait_quick_input(
+        "the third elicitation", lambda q: "Save the note 'bread'?" in q.placeholder + q.title
+    )
+    workbench.press("Escape")
+    wait_for("the run to end", lambda: llm.remaining == 0 and len(llm.bodies) == before + 8, 30)
+    results = [
+        [m["content"] for m in body["messages"] if m["role"] == "tool"][-1]
+        for body in llm.bodies[before + 1 :]
+    ]
+    assert [r.split("\n\n")[0] for r in results] == [
+        "ONE",
+        "TWO",
+        "THREE",
+        EDITOR_DENIAL,
+        "saved 'Milk' (priority 2): buy milk",
+        "not saved: decline",
+        "not saved: cancel",
+    ]
+    assert workbench.quick_input() is None
+
+
+def test_cancel_leaves_no_process(session: Session, workbench: Workbench) -> None:
+    pids_file = session.workspace / "sleepy.pids"
+    session.llm.push(
+        tool_calls(call("tool__sleepy", {"script": str(session.workspace / "sleepy.py")}, id="s1"))
+    )
+    workbench.open_file("workflows/slow.yml")
+    lens = workbench.code_lens("Run workflow")
+    lens.wait_for(timeout=20_000)
+    lens.click()
+    workbench.wait_quick_input("the prompt", lambda q: "Prompt for the workflow" in q.message + q.placeholder)
+    workbench.answer("wait")
+    approval(workbench, "tool__sleepy")
+    workbench.pick("Allow once")
+    pids = wait_for(
+        "the tool and its child to start",
+        lambda: [int(p) for p in pids_file.read_text().split()] if pids_file.exists() else None,
+        30,
+    )
+    assert len(pids) == 2
+    lait_ls = set(running_with_marker(session.marker))
+    assert set(pids) <= lait_ls
+    toast = workbench.page.locator(".notifications-toasts .notification-toast", has_text="lait: running slow")
+    toast.wait_for(timeout=10_000)
+    toast.hover()
+    toast.get_by_role("button", name="Cancel").click()
+    wait_for(
+        "the tool and its child to end", lambda: not set(pids) & set(running_with_marker(session.marker)), 15
+    )
+    # Only lait-ls itself is left, and it still answers.
+    left = running_with_marker(session.marker)
+    commands = [Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode() for pid in left]
+    assert all("lait_ls.server" in c for c in commands), commands
+    wait_for("the notification to close", lambda: toast.count() == 0, 15)
+    time.sleep(0.2)
+    assert re.search(r"lait \d", " ".join(workbench.status_texts()))

@@ -1,0 +1,523 @@
+"""Driving a real VS Code (code-server, shown in Debian's chromium, driven by Playwright over CDP) the
+way a person does: keyboard shortcuts, the command palette, quick picks, the Problems panel, hovers,
+the suggest widget, notifications. Everything waits for what it expects to see (no fixed sleeps
+decide a result); a wait that runs out fails with what the screen showed.
+
+`code_server()` starts one code-server + chromium pair for a test module (see the fixtures in
+conftest.py); `Workbench` is the page with the helpers the tests use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+try:
+    from playwright.sync_api import Locator, Page, sync_playwright
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError as e:  # pragma: no cover - depends on the machine
+    raise ImportError(f"{e}: Playwright for Python is missing, run .ci/install-vscode-peer") from e
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("LAIT_TEST_ARTIFACTS") or ROOT / ".artifacts")
+"""Where failing end-to-end tests leave their screenshots (`.artifacts/` is ignored by git)."""
+PEER = ROOT / "tests" / "peers" / "code-server"
+CODE_SERVER_VERSION: str = json.loads((PEER / "package.json").read_text(encoding="utf-8"))["dependencies"][
+    "code-server"
+]
+T = TypeVar("T")
+
+# What every test profile sets: nothing from outside, nothing that pops up on its own.
+BASE_SETTINGS: dict[str, Any] = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "workbench.enableExperiments": False,
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": False,
+    "extensions.autoUpdate": False,
+    "extensions.ignoreRecommendations": True,
+    "update.mode": "none",
+    "git.enabled": False,
+    "remote.autoForwardPorts": False,
+    "editor.minimap.enabled": False,
+    "editor.codeLens": True,
+    "editor.hover.delay": 100,
+    "files.autoSave": "off",
+    "window.restoreWindows": "none",
+}
+
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--remote-debugging-address=127.0.0.1",
+    "--remote-debugging-port=0",
+    "--window-size=1400,900",
+]
+
+
+def screenshot_if_failed(request: pytest.FixtureRequest, workbench: Workbench) -> None:
+    """After a failing test (setup or call; see conftest.py), keeps the screen as it was."""
+    reports = [getattr(request.node, f"report_{when}", None) for when in ("setup", "call")]
+    if not any(getattr(r, "failed", False) for r in reports):
+        return
+    module = request.node.module.__name__.rsplit(".", 1)[-1]
+    path = ARTIFACTS / "vscode" / f"{module}.{re.sub(r'[^A-Za-z0-9_.-]+', '_', request.node.name)}.png"
+    try:
+        workbench.screenshot(path)
+        print(f"screenshot of the failure: {path}")
+    except Exception as e:  # the browser may be what failed
+        print(f"no screenshot: {e}")
+
+
+class UiTimeout(AssertionError):
+    """A wait for something on screen ran out."""
+
+
+def code_server_binary() -> Path:
+    base = Path(os.environ.get("LAIT_PEERS_DIR") or Path.home() / ".cache" / "lait")
+    binary = base / f"code-server-{CODE_SERVER_VERSION}" / "node_modules" / ".bin" / "code-server"
+    if not binary.exists():
+        raise AssertionError(
+            f"code-server {CODE_SERVER_VERSION} is not installed: run .ci/install-vscode-peer"
+        )
+    return binary
+
+
+def chromium_binary() -> str:
+    found = shutil.which("chromium")
+    if found is None:
+        raise AssertionError("chromium is missing: run .ci/install-vscode-peer (apt-get install chromium)")
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 20.0, every: float = 0.1) -> T:
+    """Polls ``probe`` until it returns something truthy; fails naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise UiTimeout(f"waited {timeout:.0f} s for {what}")
+        time.sleep(every)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+    # The group may hold children that outlived the leader (the extension host, lait-ls, chromium's
+    # helpers): end them too.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+@dataclass
+class Instance:
+    """One running code-server with the folder ``workspace`` open, and its log files."""
+
+    url: str
+    workspace: Path
+    home: Path
+    log: Path
+
+
+@contextlib.contextmanager
+def code_server(
+    home: Path,
+    workspace: Path,
+    vsix: Path,
+    settings: dict[str, Any],
+    env: dict[str, str],
+    *,
+    trust: bool = False,
+) -> Iterator[Workbench]:
+    """A fresh profile under ``home`` with ``vsix`` installed and ``settings`` as the user settings,
+    code-server serving ``workspace``, and chromium showing it. ``trust=False`` starts with workspace
+    trust disabled (every folder trusted); ``trust=True`` keeps VS Code's trust prompt and
+    Restricted Mode."""
+    binary = code_server_binary()
+    data, extensions, profile = home / "data", home / "extensions", home / "chromium"
+    (data / "User").mkdir(parents=True, exist_ok=True)
+    # code-server reads the settings file at start (it did not notice later changes from outside).
+    user_settings = {**BASE_SETTINGS, "security.workspace.trust.enabled": trust, **settings}
+    (data / "User" / "settings.json").write_text(json.dumps(user_settings, indent=2), encoding="utf-8")
+    common = ["--config", str(home / "code-server.yaml"), "--user-data-dir", str(data)]
+    common += ["--extensions-dir", str(extensions)]
+    proc_env = {**os.environ, **env, "XDG_CONFIG_HOME": str(home / "xdg"), "XDG_DATA_HOME": str(home / "xdg")}
+    installed = subprocess.run(
+        [str(binary), *common, "--install-extension", str(vsix)],
+        env=proc_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert installed.returncode == 0 and "successfully installed" in installed.stdout, (
+        installed.stdout + installed.stderr
+    )
+    port = _free_port()
+    log = home / "code-server.log"
+    args = [str(binary), *common, "--bind-addr", f"127.0.0.1:{port}", "--auth", "none"]
+    args += ["--disable-telemetry", "--disable-update-check", "--disable-getting-started-override"]
+    if not trust:
+        args.append("--disable-workspace-trust")
+    args.append(str(workspace))
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, env=proc_env, cwd=home, start_new_session=True
+        )
+    browser_proc: subprocess.Popen[bytes] | None = None
+    try:
+        url = f"http://127.0.0.1:{port}"
+
+        def healthy() -> bool:
+            if server.poll() is not None:
+                raise AssertionError(f"code-server exited:\n{log.read_text(errors='replace')[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                    return True
+            except OSError:
+                return False
+
+        wait_for("code-server to answer", healthy, timeout=60)
+        shutil.rmtree(profile, ignore_errors=True)
+        with (home / "chromium.log").open("wb") as out:
+            browser_proc = subprocess.Popen(
+                [chromium_binary(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "HOME": str(home)},
+                start_new_session=True,
+            )
+        active = profile / "DevToolsActivePort"
+        wait_for("chromium's DevTools port", lambda: active.exists() and active.read_text().strip(), 30)
+        devtools = int(active.read_text().split()[0])
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{devtools}")
+            page = browser.contexts[0].pages[0]
+            page.set_viewport_size({"width": 1400, "height": 900})
+            page.goto(f"{url}/?folder={workspace}")
+            workbench = Workbench(page, Instance(url, workspace, home, log))
+            workbench.wait_ready()
+            try:
+                yield workbench
+            finally:
+                with contextlib.suppress(Exception):
+                    browser.close()
+    finally:
+        if browser_proc is not None:
+            _kill_group(browser_proc)
+        _kill_group(server)
+
+
+@dataclass
+class Problem:
+    """One row of the Problems panel."""
+
+    severity: str
+    message: str
+    code: str
+    line: int
+    column: int
+
+
+@dataclass
+class QuickInput:
+    """What the quick input widget (quick pick or input box) shows."""
+
+    title: str
+    placeholder: str
+    message: str
+    items: list[str]
+
+
+class Workbench:
+    def __init__(self, page: Page, instance: Instance) -> None:
+        self.page = page
+        self.instance = instance
+
+    # --- waiting
+    def wait_ready(self) -> None:
+        self.page.wait_for_selector(".monaco-workbench", timeout=90_000)
+        self.page.wait_for_selector(".statusbar", timeout=30_000)
+
+    def status_texts(self) -> list[str]:
+        items = self.page.locator(".statusbar-item")
+        return [t.strip() for t in items.all_inner_texts()]
+
+    def wait_status(self, pattern: str, timeout: float = 60) -> str:
+        """The first status bar text matching ``pattern`` (regex), once one does."""
+        regex = re.compile(pattern)
+        return wait_for(
+            f"a status bar item matching {pattern!r} (shown: {self.status_texts()})",
+            lambda: next((t for t in self.status_texts() if regex.search(t)), None),
+            timeout,
+        )
+
+    def screenshot(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(path))
+
+    # --- keyboard
+    def press(self, *keys: str) -> None:
+        for key in keys:
+            self.page.keyboard.press(key)
+
+    def escape_all(self) -> None:
+        for _ in range(3):
+            self.page.keyboard.press("Escape")
+
+    # --- files and the editor
+    def open_file(self, relative: str) -> None:
+        """Quick Open (Ctrl+P), wait for the file in the results, open it and wait for its tab."""
+        name = Path(relative).name
+        parent = str(Path(relative).parent).strip(".")  # Quick Open rows read "<name> <folder>, ..."
+        self.press("Control+p")
+        box = self.page.locator(".quick-input-widget input")
+        box.wait_for(state="visible", timeout=10_000)
+        box.fill(relative)
+        wait_for(
+            f"{relative} in Quick Open",
+            lambda: any(
+                (label or "").startswith(f"{name} {parent}".strip())
+                for label in self.quick_input_row_labels(".quick-input-list .monaco-list-row", "aria-label")
+            ),
+            timeout=30,
+        )
+        tab = self.page.locator(f'.tabs-container .tab.active[aria-label^="{name}"]')
+        for _ in range(3):
+            # An Enter that comes while Quick Open refreshes its results can be lost: press it again
+            # (only while Quick Open is still there, so no Enter reaches the editor).
+            if self.quick_input() is None:
+                break
+            self.press("Enter")
+            with contextlib.suppress(PlaywrightTimeout):
+                tab.wait_for(timeout=5_000)
+                break
+        tab.wait_for(timeout=10_000)
+        self.editor_text_area().wait_for(timeout=10_000)
+
+    def editor_text_area(self) -> Locator:
+        return self.page.locator(".editor-group-container.active .monaco-editor textarea.inputarea").first
+
+    def focus_editor(self) -> None:
+        self.editor_text_area().focus()
+
+    def goto(self, line: int, column: int = 1) -> None:
+        self.focus_editor()
+        self.press("Control+g")
+        box = self.page.locator(".quick-input-widget input")
+        box.wait_for(state="visible", timeout=10_000)
+        box.fill(f":{line}:{column}")
+        self.press("Enter")
+        wait_for(
+            f"the cursor at {line}:{column}",
+            lambda: any(t == f"Ln {line}, Col {column}" for t in self.status_texts()),
+            timeout=10,
+        )
+
+    def replace_line(self, line: int, text: str) -> None:
+        """Replaces the text of ``line`` after its indentation, as if typed (without auto-closing)."""
+        self.goto(line, 1)
+        self.press("End", "Shift+Home")  # from the end, Home stops at the first non-blank
+        self.page.keyboard.insert_text(text)
+
+    def is_dirty(self) -> bool:
+        return self.page.locator(".tabs-container .tab.active.dirty").count() > 0
+
+    def wait_dirty(self) -> None:
+        """Waits until the active editor has unsaved changes (an edit was applied)."""
+        wait_for("an unsaved change", self.is_dirty, 10)
+
+    def save(self) -> None:
+        self.press("Control+s")
+        wait_for(
+            "the editor to be saved",
+            lambda: not self.is_dirty(),
+            timeout=10,
+        )
+
+    # --- the command palette and quick inputs
+    def run_command(self, title: str) -> None:
+        """F1, type the command's title, run the row that equals it."""
+        self.press("F1")
+        box = self.page.locator(".quick-input-widget input")
+        box.wait_for(state="visible", timeout=10_000)
+        box.fill(f">{title}")
+        wait_for(
+            f"command {title!r} in the palette",
+            lambda: any(
+                (label or "").startswith(title)
+                for label in self.quick_input_row_labels(".quick-input-list .monaco-list-row", "aria-label")
+            ),
+            timeout=15,
+        )
+        self.press("Enter")
+
+    def quick_input_row_labels(self, selector: str, attribute: str) -> list[str | None]:
+        rows = self.page.locator(f".quick-input-widget:visible {selector}")
+        return [rows.nth(i).get_attribute(attribute) for i in range(rows.count())]
+
+    def quick_input(self) -> QuickInput | None:
+        widget = self.page.locator(".quick-input-widget")
+        if widget.count() == 0 or not widget.first.is_visible():
+            return None
+        w = widget.first
+
+        def text(selector: str) -> str:
+            found = w.locator(selector)
+            return found.first.inner_text().strip() if found.count() and found.first.is_visible() else ""
+
+        box = w.locator("input").first
+        rows = w.locator(".quick-input-list .monaco-list-row")
+        items = [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+        return QuickInput(
+            title=text(".quick-input-title"),
+            placeholder=box.get_attribute("placeholder") or box.get_attribute("aria-label") or "",
+            message=text(".quick-input-message"),
+            items=items,
+        )
+
+    def wait_quick_input(
+        self, what: str, match: Callable[[QuickInput], bool], timeout: float = 30
+    ) -> QuickInput:
+        seen: list[QuickInput | None] = [None]
+
+        def probe() -> QuickInput | None:
+            current = self.quick_input()
+            seen[0] = current
+            return current if current is not None and match(current) else None
+
+        try:
+            return wait_for(what, probe, timeout, every=0.15)
+        except UiTimeout as e:
+            raise UiTimeout(f"{e}; the quick input showed {seen[0]}") from None
+
+    def pick(self, label: str) -> None:
+        """Chooses the quick pick item whose label starts with ``label`` (filtering by typing it)."""
+        self.wait_quick_input(f"the item {label!r}", lambda q: any(i.startswith(label) for i in q.items))
+        box = self.page.locator(".quick-input-widget input").first
+        box.fill(label)
+        wait_for(
+            f"{label!r} first after filtering",
+            lambda: (
+                (self.quick_input() or QuickInput("", "", "", [])).items[:1] != []
+                and (self.quick_input() or QuickInput("", "", "", [])).items[0].startswith(label)
+            ),
+            timeout=10,
+        )
+        self.press("Enter")
+
+    def answer(self, text: str) -> None:
+        """Types ``text`` into the open input box and presses Enter."""
+        box = self.page.locator(".quick-input-widget input").first
+        box.fill(text)
+        self.press("Enter")
+
+    # --- panels and widgets
+    def problems(self) -> list[Problem]:
+        """The Problems panel's rows (opened with Ctrl+Shift+M), file headers left out."""
+        panel = self.page.locator(".markers-panel")
+        if panel.count() == 0 or not panel.first.is_visible():
+            self.press("Control+Shift+m")
+            panel.first.wait_for(timeout=10_000)
+        found = []
+        rows = panel.locator(".monaco-list-row")
+        for i in range(rows.count()):
+            label = rows.nth(i).get_attribute("aria-label") or ""
+            head = re.match(r"(Error|Warning|Info): ", label)
+            if head is None:
+                continue
+            text = rows.nth(i).inner_text()
+            position = re.search(r"\[Ln (\d+), Col (\d+)\]", text)
+            code = rows.nth(i).locator(".marker-code").first
+            message = rows.nth(i).locator(".marker-message").first
+            assert position is not None, text
+            found.append(
+                Problem(
+                    severity=head.group(1).lower(),
+                    message=(message.inner_text() if message.count() else label).strip(),
+                    code=(code.inner_text() if code.count() else "").strip(),
+                    line=int(position.group(1)),
+                    column=int(position.group(2)),
+                )
+            )
+        return found
+
+    def hover_text(self) -> str:
+        """Shows the hover at the cursor (Ctrl+K Ctrl+I) and returns its text."""
+        self.focus_editor()
+        self.press("Control+k", "Control+i")
+        hover = self.page.locator(".monaco-hover-content")
+        text = wait_for(
+            "a hover", lambda: " ".join(hover.all_inner_texts()).strip() if hover.count() else None, 10
+        )
+        return text
+
+    def suggestions(self) -> list[str]:
+        """Triggers completion (Ctrl+Space) and returns the suggest widget's item labels."""
+        self.press("Control+Space")
+        rows = self.page.locator(".suggest-widget .monaco-list-row")
+        wait_for("the suggest widget", lambda: rows.count() > 0, 15)
+        return [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+
+    def code_actions(self) -> list[str]:
+        """Opens Quick Fix (Ctrl+.) at the cursor and returns the action titles."""
+        self.focus_editor()
+        self.press("Control+.")
+        rows = self.page.locator(".action-widget .monaco-list-row.action")
+        wait_for("the quick fix menu", lambda: rows.count() > 0, 15)
+        return [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+
+    def apply_code_action(self, title: str) -> None:
+        """Moves to the action ``title`` in the open Quick Fix menu with the arrow keys and applies it."""
+        rows = self.page.locator(".action-widget .monaco-list-row.action")
+        titles = [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+        assert title in titles, titles
+        for _ in range(len(titles)):
+            focused = self.page.locator(".action-widget .monaco-list-row.action.focused")
+            if focused.count() and focused.first.get_attribute("aria-label") == title:
+                break
+            self.press("ArrowDown")
+        self.press("Enter")
+
+    def notifications(self) -> list[str]:
+        toasts = self.page.locator(".notifications-toasts .notification-toast")
+        return [t.strip() for t in toasts.all_inner_texts()]
+
+    def code_lens(self, text: str) -> Locator:
+        return self.page.locator(".editor-group-container.active .codelens-decoration a", has_text=text).first
