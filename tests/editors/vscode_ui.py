@@ -277,9 +277,9 @@ class Workbench:
 
     def status_texts(self) -> list[str]:
         items = self.page.locator(".statusbar-item")
-        return [t.strip() for t in items.all_inner_texts()]
+        return [" ".join(t.split()) for t in items.all_inner_texts()]  # an icon may break the line
 
-    def wait_status(self, pattern: str, timeout: float = 60) -> str:
+    def wait_status(self, pattern: str, timeout: float = 120) -> str:
         """The first status bar text matching ``pattern`` (regex), once one does."""
         regex = re.compile(pattern)
         return wait_for(

@@ -2,6 +2,7 @@
 // requests, runs workflows/agents from the lenses, and shows progress, output and status.
 // Everything that decides *what* to ask or print lives in the vscode-free modules.
 
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
@@ -26,9 +27,13 @@ import {
   type StatusResult,
 } from "./protocol";
 import { collectRun, targetForFile } from "./runForm";
-import { findServer } from "./serverPath";
+import { findServer, type ServerSearch } from "./serverPath";
 import { statusView } from "./statusText";
 import { vscodeUi } from "./vscodeUi";
+
+/** Why runs are off in Restricted Mode (the warning and the status bar tooltip). */
+const RESTRICTED_RUNS =
+  "running workflows and agents is disabled in Restricted Mode: a run starts the workspace's tools, MCP servers and run: steps. Trust the workspace to run them.";
 
 /** How long a cancelled run may take to confirm before the extension stops waiting. */
 const CANCEL_GRACE_MS = 10_000;
@@ -90,32 +95,83 @@ function laitSettings(): { approveTools: string; debounce: number } {
   return { approveTools: config.get<string>("approveTools") ?? "always", debounce: config.get<number>("debounce") ?? 150 };
 }
 
+/** PATH as the user's login shell sets it: VS Code may start the extension host with another one
+ * (code-server, a desktop launcher). Empty when it cannot be read within a few seconds. */
+function loginShellPath(): Promise<string> {
+  const shell = process.env["SHELL"];
+  if (process.platform === "win32" || !shell) return Promise.resolve("");
+  const mark = "__lait_path__";
+  return new Promise((resolve) => {
+    execFile(
+      shell,
+      ["-ilc", `printf '${mark}%s${mark}' "$PATH"`],
+      { cwd: os.homedir(), timeout: 5000, encoding: "utf8", env: { ...process.env, LAIT_LS_PATH_PROBE: "1" } },
+      (_error, stdout) => {
+        const found = new RegExp(`${mark}(.*)${mark}`).exec(stdout ?? "");
+        resolve(found?.[1] ?? "");
+      },
+    ).stdin?.end();
+  });
+}
+
+/** What is wrong with starting lait-ls, shown until a later start succeeds. */
+let problem: { dismiss: () => void } | undefined;
+
+function showProblem(message: string): void {
+  problem?.dismiss();
+  // A progress notification (not showErrorMessage) so that it can be closed when the server starts.
+  let dismiss = (): void => undefined;
+  const closed = new Promise<void>((resolve) => (dismiss = resolve));
+  problem = { dismiss };
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `lait: ${message}`, cancellable: true },
+    async (progress, token) => {
+      progress.report({ increment: 0 }); // no moving bar: nothing is in progress
+      token.onCancellationRequested(() => dismiss());
+      await closed;
+    },
+  );
+}
+
+function clearProblem(): void {
+  problem?.dismiss();
+  problem = undefined;
+}
+
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const config = vscode.workspace.getConfiguration("lait");
-  const found = findServer({
+  const trusted = vscode.workspace.isTrusted;
+  const search: ServerSearch = {
+    // In Restricted Mode `lait.server.path` is a restricted configuration: VS Code gives the user's value only.
     configured: config.get<string>("server.path") ?? "",
     workspaceFolders: folders(),
-    pythonInterpreter: await pythonInterpreter(),
+    // In Restricted Mode the Python extension's interpreter may be a workspace venv: not asked.
+    pythonInterpreter: trusted ? await pythonInterpreter() : undefined,
     env: process.env,
     platform: process.platform,
     home: os.homedir(),
     isExecutable,
-  });
+    trusted,
+  };
+  let found = findServer(search);
+  if ("error" in found && search.configured.trim() === "") {
+    found = findServer({ ...search, loginPath: await loginShellPath() });
+  }
   if ("error" in found) {
     output.appendLine(`lait: ${found.error}`);
-    for (const file of found.tried.slice(0, 20)) output.appendLine(`    tried ${file}`);
+    for (const file of found.tried) output.appendLine(`    tried ${file}`);
     statusItem.text = "$(error) lait-ls not found";
-    statusItem.tooltip = found.error;
+    statusItem.tooltip = `${found.error}\n(click for the list of places tried)`;
+    statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
     statusItem.show();
-    void vscode.window.showErrorMessage(`lait: ${found.error}`, "Open settings").then((choice) => {
-      if (choice) void vscode.commands.executeCommand("workbench.action.openSettings", "lait.server.path");
-    });
+    showProblem(`${found.error}. Then run "lait: Restart language server".`);
     return;
   }
   output.appendLine(`lait: starting ${found.command} (from ${found.source})`);
   // Runs started from the editor use the server's working directory for shell tools, `run:` steps
   // and `write:` paths, as `lait run` uses the shell's: start it in the (first) workspace folder.
-  const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  // In Restricted Mode (no runs) it starts in the home folder, so nothing resolves from the workspace.
+  const cwd = trusted ? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath : os.homedir();
   const serverOptions: ServerOptions = {
     command: found.command,
     args: config.get<string[]>("server.args") ?? [],
@@ -150,9 +206,12 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     output.appendLine(`lait: lait-ls did not start: ${message}`);
     statusItem.text = "$(error) lait-ls failed";
+    statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
     statusItem.show();
+    showProblem(`${found.command} did not start: ${message}`);
     return;
   }
+  clearProblem();
   await refreshStatus();
 }
 
@@ -169,8 +228,8 @@ async function refreshStatus(): Promise<void> {
     status = undefined; // an older server without lait/status: the version alone
   }
   const view = statusView(version, status ?? undefined, folders());
-  statusItem.text = view.text;
-  statusItem.tooltip = view.tooltip;
+  statusItem.text = vscode.workspace.isTrusted ? view.text : `${view.text} · $(shield) restricted`;
+  statusItem.tooltip = vscode.workspace.isTrusted ? view.tooltip : `${view.tooltip}\n${RESTRICTED_RUNS}`;
   statusItem.backgroundColor = view.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
   statusItem.show();
 }
@@ -191,6 +250,12 @@ function isTarget(value: unknown): value is RunTarget {
 }
 
 async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun: boolean): Promise<void> {
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage(`lait: ${RESTRICTED_RUNS}`, "Manage Workspace Trust").then((choice) => {
+      if (choice) void vscode.commands.executeCommand("workbench.trust.manage");
+    });
+    return;
+  }
   const c = client;
   if (c === undefined || !c.isRunning()) {
     void vscode.window.showErrorMessage("lait: the language server is not running (see the lait output)");
@@ -252,6 +317,17 @@ async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun:
   );
 }
 
+async function restart(context: vscode.ExtensionContext): Promise<void> {
+  if (client !== undefined) {
+    const old = client;
+    client = undefined;
+    await old.stop().catch(() => undefined);
+  }
+  statusItem.backgroundColor = undefined;
+  statusItem.text = "$(sync~spin) lait";
+  await startClient(context);
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("lait");
   log = new RunLog((text) => output.append(text));
@@ -265,12 +341,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lait.runAgent", (arg: unknown) => run(arg, "agent", false)),
     vscode.commands.registerCommand("lait.dryRun", (arg: unknown) => run(arg, undefined, true)),
     vscode.commands.registerCommand("lait.showOutput", () => output.show()),
-    vscode.commands.registerCommand("lait.restartServer", async () => {
-      if (client !== undefined) {
-        await client.stop().catch(() => undefined);
-        client = undefined;
-      }
-      await startClient(context);
+    vscode.commands.registerCommand("lait.restartServer", () => restart(context)),
+    // Trust granted: start again with the usual discovery (the workspace's environments, its settings).
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.appendLine("lait: the workspace is trusted now; restarting lait-ls");
+      void restart(context);
     }),
     vscode.window.onDidChangeActiveTextEditor(() => void refreshStatus()),
     vscode.workspace.onDidSaveTextDocument((document) => {
@@ -288,6 +363,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export async function deactivate(): Promise<void> {
+  clearProblem();
   if (client !== undefined) {
     await client.stop();
   }

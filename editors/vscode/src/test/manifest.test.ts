@@ -41,3 +41,12 @@ test("settings: lait.server.path (default: search) and lait.approveTools (defaul
   assert.ok(fs.existsSync(path.join(root, "out", "extension.js")));
   assert.ok("vscode-languageclient" in manifest.dependencies);
 });
+
+test("workspace trust: limited support, the server path a restricted configuration", () => {
+  const capabilities = (manifest as unknown as {
+    capabilities: { untrustedWorkspaces: { supported: string | boolean; description: string; restrictedConfigurations: string[] } };
+  }).capabilities;
+  assert.equal(capabilities.untrustedWorkspaces.supported, "limited");
+  assert.deepEqual(capabilities.untrustedWorkspaces.restrictedConfigurations, ["lait.server.path", "lait.server.args"]);
+  assert.match(capabilities.untrustedWorkspaces.description, /Restricted Mode/);
+});

@@ -1,0 +1,122 @@
+"""Workspace trust in a real VS Code (code-server with trust on, see test_vscode_e2e.py for the setup).
+
+The workspace carries its own `.venv/bin/lait-ls` and a `.vscode/settings.json` that points
+`lait.server.path` at it; the user's `lait-ls` is on the PATH of their login shell only (as when
+VS Code is started from a desktop launcher). In Restricted Mode the extension must lint with the
+user's server and never run the workspace's one; runs are refused with the reason; granting trust
+restarts lait-ls with the usual discovery, which then picks the workspace's.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.editors.vscode_project import lait_ls_wrapper, prepare_project
+from tests.editors.vscode_ui import Workbench, code_server, screenshot_if_failed, wait_for
+from tests.peers.openai_server import ScriptedOpenAIServer
+from tests.processes import running_with_marker
+
+BROKEN = """name: broken
+description: Uses an agent that does not exist.
+steps:
+  - agent: reviewr
+"""
+
+
+class Trust:
+    def __init__(self, workbench: Workbench, workspace: Path, ran: Path, llm: ScriptedOpenAIServer) -> None:
+        self.workbench = workbench
+        self.workspace = workspace
+        self.ran = ran
+        """Each lait-ls start appends its path here."""
+        self.llm = llm
+
+    def started(self) -> list[str]:
+        return self.ran.read_text().split() if self.ran.exists() else []
+
+
+@pytest.fixture(scope="module")
+def trust(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trust]:
+    home = tmp_path_factory.mktemp("vscode-trust")
+    user_marker, venv_marker = uuid.uuid4().hex, uuid.uuid4().hex
+    ran = home / "started.txt"
+    with ScriptedOpenAIServer() as llm:
+        workspace = home / "project"
+        prepare_project(workspace, llm.url)
+        (workspace / "workflows" / "broken.yml").write_text(BROKEN, encoding="utf-8")
+        lait_ls_wrapper(workspace / ".venv" / "bin", venv_marker, note=ran)
+        (workspace / ".vscode").mkdir()
+        (workspace / ".vscode" / "settings.json").write_text(
+            json.dumps({"lait.server.path": ".venv/bin/lait-ls"}), encoding="utf-8"
+        )
+        # The user's lait-ls: on the login shell's PATH, nowhere else.
+        user_bin = home / "user-bin"
+        lait_ls_wrapper(user_bin, user_marker, note=ran)
+        (home / ".bash_profile").write_text(f'export PATH="{user_bin}:$PATH"\n', encoding="utf-8")
+        settings = {
+            "lait.debounce": 50,
+            "security.workspace.trust.startupPrompt": "never",
+            "security.workspace.trust.banner": "always",
+        }
+        env = {"HOME": str(home), "SHELL": "/bin/bash"}
+        with code_server(home, workspace, vsix, settings, env, trust=True) as workbench:
+            yield Trust(workbench, workspace, ran, llm)
+    for marker in (user_marker, venv_marker):
+        wait_for("no process of lait-ls left", lambda m=marker: not running_with_marker(m), 15)  # type: ignore[misc]
+
+
+@pytest.fixture
+def workbench(trust: Trust, request: pytest.FixtureRequest) -> Iterator[Workbench]:
+    yield trust.workbench
+    screenshot_if_failed(request, trust.workbench)
+    trust.workbench.escape_all()
+
+
+def test_restricted_mode_lints_with_the_users_server_never_the_workspaces(
+    trust: Trust, workbench: Workbench
+) -> None:
+    workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml · restricted$")
+    user_ls = str(trust.workspace.parent / "user-bin" / "lait-ls")
+    assert trust.started() == [user_ls]
+    workbench.open_file("workflows/broken.yml")
+    problems = wait_for("the lint of broken.yml", lambda: workbench.problems(), 30)
+    assert [(p.code, p.line, p.column) for p in problems] == [("LAIT319", 4, 12)]
+    assert "did you mean 'reviewer'?" in problems[0].message
+    # Hover and completion work too.
+    workbench.goto(4, 5)
+    assert "agent" in workbench.hover_text()
+    assert trust.started() == [user_ls]  # the workspace's .venv/bin/lait-ls never ran
+
+
+def test_runs_are_refused_with_the_reason(trust: Trust, workbench: Workbench) -> None:
+    workbench.open_file("workflows/shout.yml")
+    lens = workbench.code_lens("Run workflow")
+    lens.wait_for(timeout=20_000)
+    lens.click()
+    toast = wait_for(
+        "the Restricted Mode warning",
+        lambda: next((t for t in workbench.notifications() if "Restricted Mode" in t), None),
+        15,
+    )
+    assert "running workflows and agents is disabled in Restricted Mode" in toast
+    assert "Trust the workspace to run them." in toast
+    assert workbench.quick_input() is None  # no prompt asked: nothing runs
+    assert trust.llm.bodies == []
+
+
+def test_granting_trust_restarts_with_the_usual_discovery(trust: Trust, workbench: Workbench) -> None:
+    workbench.run_command("Workspaces: Manage Workspace Trust")
+    button = workbench.page.locator(".workspace-trust-editor .monaco-button", has_text="Trust").first
+    button.wait_for(timeout=15_000)
+    button.click()
+    venv_ls = str(trust.workspace / ".venv" / "bin" / "lait-ls")
+    wait_for("the workspace's lait-ls to start", lambda: venv_ls in trust.started(), 30)
+    workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml$")
+    workbench.open_file("workflows/broken.yml")
+    problems = wait_for("the lint of broken.yml", lambda: workbench.problems(), 30)
+    assert [(p.code, p.line, p.column) for p in problems] == [("LAIT319", 4, 12)]
