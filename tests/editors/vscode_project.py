@@ -26,7 +26,7 @@ EXTRA_TOOLS = f"""tools:
     parameters:
       type: object
       properties:
-        text: {{type: string}}
+        text: {{type: string, pattern: '^[^-]'}}
       required: [text]
   sleepy:
     description: Start a child process, note both pids, and sleep.
@@ -34,7 +34,7 @@ EXTRA_TOOLS = f"""tools:
     parameters:
       type: object
       properties:
-        script: {{type: string}}
+        script: {{type: string, pattern: '^/'}}
       required: [script]
     timeout: 120
 """

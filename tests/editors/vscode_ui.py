@@ -89,6 +89,12 @@ def screenshot_if_failed(request: pytest.FixtureRequest, workbench: Workbench) -
         print(f"no screenshot: {e}")
 
 
+def labels(rows: Locator) -> list[str]:
+    """The aria-labels of ``rows``, read in one go (a list re-rendered meanwhile cannot break it)."""
+    found: list[str] = rows.evaluate_all("els => els.map(e => e.getAttribute('aria-label') || '')")
+    return found
+
+
 class UiTimeout(AssertionError):
     """A wait for something on screen ran out."""
 
@@ -310,22 +316,22 @@ class Workbench:
         box = self.page.locator(".quick-input-widget input")
         box.wait_for(state="visible", timeout=10_000)
         box.fill(relative)
+        wanted = f"{name} {parent}".strip()
+        rows = self.page.locator(".quick-input-widget .quick-input-list .monaco-list-row")
         wait_for(
             f"{relative} in Quick Open",
-            lambda: any(
-                (label or "").startswith(f"{name} {parent}".strip())
-                for label in self.quick_input_row_labels(".quick-input-list .monaco-list-row", "aria-label")
-            ),
+            lambda: any(label.startswith(wanted) for label in labels(rows)),
             timeout=30,
         )
         tab = self.page.locator(f'.tabs-container .tab.active[aria-label^="{name}"]')
         for _ in range(3):
-            # An Enter that comes while Quick Open refreshes its results can be lost: press it again
-            # (only while Quick Open is still there, so no Enter reaches the editor).
+            # A click while Quick Open refreshes its results can be lost: click again while it is open.
             if self.quick_input() is None:
                 break
-            self.press("Enter")
+            found = [i for i, label in enumerate(labels(rows)) if label.startswith(wanted)]
             with contextlib.suppress(PlaywrightTimeout):
+                if found:
+                    rows.nth(found[0]).click(timeout=5_000)
                 tab.wait_for(timeout=5_000)
                 break
         tab.wait_for(timeout=10_000)
@@ -381,16 +387,14 @@ class Workbench:
         wait_for(
             f"command {title!r} in the palette",
             lambda: any(
-                (label or "").startswith(title)
-                for label in self.quick_input_row_labels(".quick-input-list .monaco-list-row", "aria-label")
+                label.startswith(title)
+                for label in labels(
+                    self.page.locator(".quick-input-widget .quick-input-list .monaco-list-row")
+                )
             ),
             timeout=15,
         )
         self.press("Enter")
-
-    def quick_input_row_labels(self, selector: str, attribute: str) -> list[str | None]:
-        rows = self.page.locator(f".quick-input-widget:visible {selector}")
-        return [rows.nth(i).get_attribute(attribute) for i in range(rows.count())]
 
     def quick_input(self) -> QuickInput | None:
         widget = self.page.locator(".quick-input-widget")
@@ -403,8 +407,7 @@ class Workbench:
             return found.first.inner_text().strip() if found.count() and found.first.is_visible() else ""
 
         box = w.locator("input").first
-        rows = w.locator(".quick-input-list .monaco-list-row")
-        items = [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+        items = labels(w.locator(".quick-input-list .monaco-list-row"))
         return QuickInput(
             title=text(".quick-input-title"),
             placeholder=box.get_attribute("placeholder") or box.get_attribute("aria-label") or "",
@@ -455,23 +458,25 @@ class Workbench:
         if panel.count() == 0 or not panel.first.is_visible():
             self.press("Control+Shift+m")
             panel.first.wait_for(timeout=10_000)
+        rows: list[dict[str, str]] = panel.locator(".monaco-list-row").evaluate_all(
+            """els => els.map(e => ({
+                label: e.getAttribute('aria-label') || '',
+                message: (e.querySelector('.marker-message') || {}).innerText || '',
+                code: (e.querySelector('.marker-code') || {}).innerText || '',
+                line: (e.querySelector('.marker-line') || {}).innerText || '',
+            }))"""
+        )
         found = []
-        rows = panel.locator(".monaco-list-row")
-        for i in range(rows.count()):
-            label = rows.nth(i).get_attribute("aria-label") or ""
-            head = re.match(r"(Error|Warning|Info): ", label)
-            if head is None:
-                continue
-            text = rows.nth(i).inner_text()
-            position = re.search(r"\[Ln (\d+), Col (\d+)\]", text)
-            code = rows.nth(i).locator(".marker-code").first
-            message = rows.nth(i).locator(".marker-message").first
-            assert position is not None, text
+        for row in rows:
+            head = re.match(r"(Error|Warning|Info): ", row["label"])
+            position = re.fullmatch(r"\[Ln (\d+), Col (\d+)\]", row["line"].strip())
+            if head is None or position is None:
+                continue  # a file's header row
             found.append(
                 Problem(
                     severity=head.group(1).lower(),
-                    message=(message.inner_text() if message.count() else label).strip(),
-                    code=(code.inner_text() if code.count() else "").strip(),
+                    message=row["message"].strip(),
+                    code=row["code"].strip(),
                     line=int(position.group(1)),
                     column=int(position.group(2)),
                 )
@@ -492,21 +497,18 @@ class Workbench:
         """Triggers completion (Ctrl+Space) and returns the suggest widget's item labels."""
         self.press("Control+Space")
         rows = self.page.locator(".suggest-widget .monaco-list-row")
-        wait_for("the suggest widget", lambda: rows.count() > 0, 15)
-        return [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+        return wait_for("the suggest widget", lambda: labels(rows), 15)
 
     def code_actions(self) -> list[str]:
         """Opens Quick Fix (Ctrl+.) at the cursor and returns the action titles."""
         self.focus_editor()
         self.press("Control+.")
         rows = self.page.locator(".action-widget .monaco-list-row.action")
-        wait_for("the quick fix menu", lambda: rows.count() > 0, 15)
-        return [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+        return wait_for("the quick fix menu", lambda: labels(rows), 15)
 
     def apply_code_action(self, title: str) -> None:
         """Moves to the action ``title`` in the open Quick Fix menu with the arrow keys and applies it."""
-        rows = self.page.locator(".action-widget .monaco-list-row.action")
-        titles = [(rows.nth(i).get_attribute("aria-label") or "") for i in range(rows.count())]
+        titles = labels(self.page.locator(".action-widget .monaco-list-row.action"))
         assert title in titles, titles
         for _ in range(len(titles)):
             focused = self.page.locator(".action-widget .monaco-list-row.action.focused")
