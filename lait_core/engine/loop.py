@@ -204,6 +204,8 @@ class ToolLoop:
         history = list(messages)
         rf = self.options.response_format
         if not self.tools:
+            # one request is round 1: a long history (a chat session) is compacted like a tool round's
+            history = await self._maybe_compact(history, 1)
             response = await self._send(history, (), rf, None, reissue=True)
             return LoopResult(response, history, self.usage, 0, self.requests)
         limit = self.options.max_tool_rounds

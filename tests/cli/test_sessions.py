@@ -127,3 +127,27 @@ def test_a_killed_writer_never_breaks_the_next_load(tmp_path: Path) -> None:
             {"role": "user", "content": "after"},
             {"role": "assistant", "content": "kill"},
         ]
+
+
+def test_compaction_applies_to_a_long_session(chat: Lait, server: ScriptedOpenAIServer) -> None:
+    chat.write("lait.config.yml", "default:\n  compaction: {trigger_rounds: 1, keep_last_n: 2}\n")
+    stored = []
+    for i in range(3):
+        stored += [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": f"a{i}"}]
+    path = chat.cwd / ".lait" / "sessions" / "long.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(m) + "\n" for m in stored))
+    server.push(text("the summary"), text("the answer"))
+    run = chat("--session", "long", "q3")
+    assert (run.returncode, run.stdout) == (0, "the answer\n"), run.stderr
+    summary_request, request = server.bodies
+    assert summary_request["messages"][:7] == [*stored, {"role": "user", "content": "q3"}]
+    assert (
+        request["messages"][0]["role"] == "assistant" and "the summary" in request["messages"][0]["content"]
+    )
+    assert request["messages"][1:] == [
+        {"role": "assistant", "content": "a2"},
+        {"role": "user", "content": "q3"},
+    ]
+    lines = path.read_text().splitlines()
+    assert len(lines) == 8  # the file keeps every turn; compaction shapes the request only
