@@ -9,6 +9,7 @@ from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigDocument
 from lait_core.lint.checks.gguf import check_gguf_files
 from lait_core.lint.checks.no_effect import check_no_effect
+from lait_core.lint.checks.prompt_vars import check_prompt_vars
 from lait_core.lint.security import literal_secret, option_injection, shell_interpolation
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -159,4 +160,5 @@ def check_config(doc: ConfigDocument) -> list[Diagnostic]:
     literal_secret.check(root, doc.path, out)
     shell_interpolation.check_config(root, out)
     check_no_effect(root, out)
+    check_prompt_vars(root, out)
     return out
