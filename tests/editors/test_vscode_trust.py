@@ -2,9 +2,10 @@
 
 The workspace carries its own `.venv/bin/lait-ls` and a `.vscode/settings.json` that points
 `lait.server.path` at it; the user's `lait-ls` is on the PATH of their login shell only (as when
-VS Code is started from a desktop launcher). In Restricted Mode the extension must lint with the
-user's server and never run the workspace's one; runs are refused with the reason; granting trust
-restarts lait-ls with the usual discovery, which then picks the workspace's.
+VS Code is started from a desktop launcher), installed there by the first test after the extension
+reported it missing. In Restricted Mode the extension must lint with the user's server and never
+run the workspace's one; runs are refused with the reason; granting trust restarts lait-ls with the
+usual discovery, which then picks the workspace's.
 """
 
 from __future__ import annotations
@@ -29,9 +30,13 @@ steps:
 
 
 class Trust:
-    def __init__(self, workbench: Workbench, workspace: Path, ran: Path, llm: ScriptedOpenAIServer) -> None:
+    def __init__(
+        self, workbench: Workbench, workspace: Path, ran: Path, llm: ScriptedOpenAIServer, marker: str
+    ) -> None:
         self.workbench = workbench
         self.workspace = workspace
+        self.user_bin = workspace.parent / "user-bin"
+        self.marker = marker
         self.ran = ran
         """Each lait-ls start appends its path here."""
         self.llm = llm
@@ -54,9 +59,9 @@ def trust(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trus
         (workspace / ".vscode" / "settings.json").write_text(
             json.dumps({"lait.server.path": ".venv/bin/lait-ls"}), encoding="utf-8"
         )
-        # The user's lait-ls: on the login shell's PATH, nowhere else.
+        # The user's lait-ls will be on the login shell's PATH, nowhere else (the first test puts it there).
         user_bin = home / "user-bin"
-        lait_ls_wrapper(user_bin, user_marker, note=ran)
+        user_bin.mkdir()
         (home / ".bash_profile").write_text(f'export PATH="{user_bin}:$PATH"\n', encoding="utf-8")
         settings = {
             "lait.debounce": 50,
@@ -65,7 +70,7 @@ def trust(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trus
         }
         env = {"HOME": str(home), "SHELL": "/bin/bash"}
         with code_server(home, workspace, vsix, settings, env, trust=True) as workbench:
-            yield Trust(workbench, workspace, ran, llm)
+            yield Trust(workbench, workspace, ran, llm, user_marker)
     for marker in (user_marker, venv_marker):
         wait_for("no process of lait-ls left", lambda m=marker: not running_with_marker(m), 15)  # type: ignore[misc]
 
@@ -77,11 +82,39 @@ def workbench(trust: Trust, request: pytest.FixtureRequest) -> Iterator[Workbenc
     trust.workbench.escape_all()
 
 
+def test_not_found_names_the_places_tried_until_a_restart_finds_it(
+    trust: Trust, workbench: Workbench
+) -> None:
+    workbench.wait_status(r"lait-ls not found")
+    toast = wait_for(
+        "the not-found notification",
+        lambda: next((t for t in workbench.notifications() if "lait-ls was not found" in t), None),
+        30,
+    )
+    places = toast.split("lait-ls was not found in ", 1)[1].split(" (Restricted Mode", 1)[0].split(", ")
+    assert places == ["PATH", "the login shell's PATH", "pipx and uv tool"] or places == [
+        "PATH",
+        "pipx and uv tool",
+    ], toast
+    assert "(Restricted Mode: lait-ls is not taken from the workspace" in toast
+    workbench.screenshot(Path("/tmp/vs/notfound.png"))
+    assert trust.started() == []  # not the workspace's .venv/bin/lait-ls, which is right there
+    # The user installs lait where their login shell finds it and restarts the server.
+    lait_ls_wrapper(trust.user_bin, trust.marker, note=trust.ran)
+    workbench.run_command("lait: Restart language server")
+    workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml · restricted$")
+    wait_for(
+        "the not-found notification to close",
+        lambda: not any("lait-ls was not found" in t for t in workbench.notifications()),
+        10,
+    )
+
+
 def test_restricted_mode_lints_with_the_users_server_never_the_workspaces(
     trust: Trust, workbench: Workbench
 ) -> None:
     workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml · restricted$")
-    user_ls = str(trust.workspace.parent / "user-bin" / "lait-ls")
+    user_ls = str(trust.user_bin / "lait-ls")
     assert trust.started() == [user_ls]
     workbench.open_file("workflows/broken.yml")
     problems = wait_for("the lint of broken.yml", lambda: workbench.problems(), 30)
