@@ -97,7 +97,6 @@ def test_not_found_names_the_places_tried_until_a_restart_finds_it(
         "pipx and uv tool",
     ], toast
     assert "(Restricted Mode: lait-ls is not taken from the workspace" in toast
-    workbench.screenshot(Path("/tmp/vs/notfound.png"))
     assert trust.started() == []  # not the workspace's .venv/bin/lait-ls, which is right there
     # The user installs lait where their login shell finds it and restarts the server.
     lait_ls_wrapper(trust.user_bin, trust.marker, note=trust.ran)
