@@ -21,10 +21,14 @@ from lait_cli.options import (
     NoConfigOption,
     NoHistoryOption,
     OutputOption,
+    RecordOption,
     RenderOption,
+    ReplayOption,
     ShowUsageOption,
+    TraceFileOption,
     VerboseOption,
 )
+from lait_cli.records import RecordFlags
 from lait_cli.runner import Common, OutputOptions
 
 if TYPE_CHECKING:
@@ -59,6 +63,9 @@ def run(
     render: RenderOption = False,
     show_usage: ShowUsageOption = False,
     no_history: NoHistoryOption = False,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
+    trace_file: TraceFileOption = None,
     approve_tools: ApproveToolsOption = False,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
@@ -68,7 +75,8 @@ def run(
 
     common = Common(config, no_config, verbose, approve_tools).merged()
     options = OutputOptions(output, json_out, render and not json_out, show_usage)
-    finish(execute(file, input_text, common, options))
+    flags = RecordFlags(record, replay, trace_file, common.cache, no_history)
+    finish(execute(file, input_text, common, options, flags))
 
 
 def load_definition(file: str, config: Config) -> AgentDefinition:
@@ -87,11 +95,19 @@ def load_definition(file: str, config: Config) -> AgentDefinition:
         raise fail(str(exc)) from None
 
 
-def execute(file: str, input_argument: str | None, common: Common, options: OutputOptions) -> int:
+def execute(
+    file: str,
+    input_argument: str | None,
+    common: Common,
+    options: OutputOptions,
+    flags: RecordFlags | None = None,
+) -> int:
+    from lait_cli.records import build_records, finish
     from lait_cli.runner import load_run_config, make_terminal, present, read_optional_prompt, run_guarded
     from lait_cli.terminal import Interrupts
     from lait_core.engine.agent import check_input, parse_input
     from lait_core.engine.models import EngineError
+    from lait_core.engine.records.labels import labelled
 
     config, config_dir = load_run_config(common)
     agent = load_definition(file, config)
@@ -103,6 +119,8 @@ def execute(file: str, input_argument: str | None, common: Common, options: Outp
         check_input(agent, value)
     except EngineError as exc:
         raise fail(str(exc)) from None
+    flags = flags or RecordFlags()
+    records = build_records(config, flags, "lait agent run FILE INPUT --record DIR")
     terminal = make_terminal(common)
 
     async def go(interrupts: Interrupts) -> Any:
@@ -115,8 +133,12 @@ def execute(file: str, input_argument: str | None, common: Common, options: Outp
             terminal,
             approve_tools=common.approve_tools,
             on_spawn=interrupts.on_spawn,
+            records=records,
         ) as session:
-            return await run_agent(session, agent, value, user_text=text, include_usage=options.show_usage)
+            with labelled(agent.label):
+                return await run_agent(
+                    session, agent, value, user_text=text, include_usage=options.show_usage
+                )
 
     reply, code = run_guarded(go, terminal)
     if code != 0 or reply is None:
@@ -130,7 +152,13 @@ def execute(file: str, input_argument: str | None, common: Common, options: Outp
         render=render,
         cost=terminal.cost_text(),
     )
+    finish(config, flags, records, "agent", agent_model(agent, config), text, reply.text, reply.usage)
     return 0
+
+
+def agent_model(agent: AgentDefinition, config: Config) -> str | None:
+    """The model the history names: the frontmatter's, else ``default.model``."""
+    return agent.settings.model or config.default.model
 
 
 @agent_app.command(name="list", help="List the agents registered under 'agents:' in lait.config.yml.")

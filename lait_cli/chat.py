@@ -30,6 +30,8 @@ import typer
 from lait_cli.commands import stdin_is_tty
 from lait_cli.errors import classify_chain
 from lait_cli.main import _version, fail
+from lait_cli.options import CacheOption, NoCacheOption, NoHistoryOption, RecordOption, ReplayOption
+from lait_cli.records import RecordFlags
 
 if TYPE_CHECKING:
     from lait_cli.terminal import ChatTerminal, Interrupts
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
         DeltaSink,
         JsonObject,
     )
+    from lait_core.engine.records.sender import RunRecords
     from lait_core.engine.settings import LlmSettings
 
 # -- dispatch (lait_cli.commands) -----------------------------------------------------------------
@@ -70,6 +73,8 @@ CHAT_VALUE_OPTIONS = frozenset(
         "-p",
         "--prompt-name",
         "--var",
+        "--record",
+        "--replay",
     }
 )
 """Every root option that takes a value (also those of chat features not offered yet): the scan
@@ -148,6 +153,10 @@ class ChatOptions:
     """``--var KEY=VALUE`` options (a named prompt's ``vars:`` overrides)."""
     session: str | None = None
     """``--session NAME``: the conversation in ``.lait/sessions/NAME.jsonl``."""
+    record: Path | None = None
+    replay: Path | None = None
+    no_history: bool = False
+    cache: bool | None = None
 
     @property
     def output_file(self) -> Path | None:
@@ -293,6 +302,11 @@ def chat(
     approve_tools: Annotated[
         bool, typer.Option("--approve-tools", help="Ask before every tool call (needs a terminal).")
     ] = False,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
+    no_history: NoHistoryOption = False,
+    cache: CacheOption = False,
+    no_cache: NoCacheOption = False,
     config: Annotated[
         Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
     ] = None,
@@ -341,6 +355,10 @@ def chat(
         prompt_name=prompt_name,
         vars=list(var or []),
         session=session,
+        record=record,
+        replay=replay,
+        no_history=no_history,
+        cache=True if cache else False if no_cache else None,
     )
     code = execute(options)
     from lait_cli.terminal import exit_now, prompt_threads_alive
@@ -567,6 +585,7 @@ async def run_chat(
     terminal: ChatTerminal,
     interrupts: Interrupts,
     history: list[JsonObject] | None = None,
+    records: RunRecords | None = None,
 ) -> Reply:
     """One conversation in a run session; MCP servers and the HTTP client are closed in every case."""
     from lait_core.engine.conversation import converse
@@ -582,6 +601,7 @@ async def run_chat(
         approve_tools=o.approve_tools,
         on_spawn=interrupts.on_spawn,
         wrap_sender=tracing if terminal.verbosity >= 2 else None,
+        records=records,
     ) as session:
         return await converse(
             session,
@@ -726,6 +746,7 @@ def execute(o: ChatOptions) -> int:
     if o.prompt_name is not None:
         prompt = named_prompt(o, config, prompt)
 
+    from lait_cli.records import build_records, finish
     from lait_cli.terminal import ChatTerminal, Interrupts, LazyFile, run_interruptible
     from lait_core.engine.models import EngineError
 
@@ -742,10 +763,12 @@ def execute(o: ChatOptions) -> int:
         reasoning_to_stderr=o.output_file is not None,
     )
     _describe(plan, terminal)
+    flags = record_flags(o)
+    records = build_records(config, flags, "lait --record DIR PROMPT")
     interrupts = Interrupts()
     try:
         history = session_history(o)
-        reply = run_interruptible(run_chat(plan, o, terminal, interrupts, history), interrupts)
+        reply = run_interruptible(run_chat(plan, o, terminal, interrupts, history, records), interrupts)
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             raise
@@ -761,4 +784,13 @@ def execute(o: ChatOptions) -> int:
     render = o.render or bool(config.default.render)
     save_turn(o, plan.user, reply.text)
     present(o, plan, reply.loop, terminal, render and not o.json and not o.stream)
+    usage = reply.usage if terminal.usage_seen else None
+    finish(config, flags, records, "chat", plan.settings.model.name, prompt, reply.text, usage)
     return 0
+
+
+def record_flags(o: ChatOptions) -> RecordFlags:
+    from lait_cli.runner import global_cache
+
+    cache = o.cache if o.cache is not None else global_cache()
+    return RecordFlags(o.record, o.replay, None, cache, o.no_history)

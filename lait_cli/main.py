@@ -91,8 +91,10 @@ def _register() -> None:
         chat_command,
         compare,
         completion,
+        cache,
         doctor,
         graph,
+        history,
         init,
         lint,
         lists,
@@ -103,9 +105,11 @@ def _register() -> None:
         prompt,
         rule,
         run,
+        runs,
         schema,
         serve,
         sessions,
+        trace,
     )
 
     lint.register(app)
@@ -127,6 +131,10 @@ def _register() -> None:
     completion.register(app)
     man.register(app)
     compare.register(app)
+    trace.register(app)
+    history.register(app)
+    cache.register(app)
+    runs.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

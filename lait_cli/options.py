@@ -28,6 +28,22 @@ OutputOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help='Print {"content","reasoning","usage"}.')]
 RenderOption = Annotated[bool, typer.Option("--render", help="Render the result as terminal Markdown.")]
 ShowUsageOption = Annotated[bool, typer.Option("--show-usage", help="Print token usage to stderr.")]
-NoHistoryOption = Annotated[
-    bool, typer.Option("--no-history", help="Do not record the run (lait keeps no history yet).")
+NoHistoryOption = Annotated[bool, typer.Option("--no-history", help="Do not add the run to `lait history`.")]
+RecordOption = Annotated[
+    Path | None,
+    typer.Option("--record", metavar="DIR", help="Record every model answer into DIR (one JSON file each)."),
 ]
+ReplayOption = Annotated[
+    Path | None,
+    typer.Option("--replay", metavar="DIR", help="Answer every model request from DIR; never call a model."),
+]
+TraceFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--trace-file", metavar="PATH", help="Write the run's trace (JSONL) to PATH after a success."
+    ),
+]
+CacheOption = Annotated[
+    bool, typer.Option("--cache", help="Use the response cache .lait/cache/ (default: default.cache).")
+]
+NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")]

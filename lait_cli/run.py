@@ -9,6 +9,8 @@ stdout (or ``-o``), as text or, with ``--json``, as ``{"content", "reasoning", "
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,15 +24,20 @@ from lait_cli.options import (
     NoConfigOption,
     NoHistoryOption,
     OutputOption,
+    RecordOption,
     RenderOption,
+    ReplayOption,
     ShowUsageOption,
+    TraceFileOption,
     VerboseOption,
 )
+from lait_cli.records import RecordFlags
 from lait_cli.runner import Common, OutputOptions
 
 if TYPE_CHECKING:
     from lait_core.documents.models import Config
     from lait_core.documents.workflow import WorkflowDocument
+    from lait_core.engine.records.checkpoint import Checkpointer
 
 HELP = (
     "Run a workflow (a file, or a name from the config's 'workflows:').\n\n"
@@ -56,6 +63,21 @@ def run(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the execution plan; call nothing.")
     ] = False,
+    checkpoint: Annotated[
+        bool,
+        typer.Option(
+            "--checkpoint", help="Save the run's state to .lait/runs/<id>.json after each top-level step."
+        ),
+    ] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume", metavar="RUN_ID", help="Continue a checkpointed run after its last completed step."
+        ),
+    ] = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
+    trace_file: TraceFileOption = None,
     output: OutputOption = None,
     json_out: JsonOption = False,
     render: RenderOption = False,
@@ -66,11 +88,22 @@ def run(
     no_config: NoConfigOption = False,
     verbose: VerboseOption = 0,
 ) -> None:
-    from lait_cli.runner import finish
+    from lait_cli.runner import finish, usage_error
 
+    if resume is not None and dry_run:
+        usage_error("--resume cannot be used with --dry-run")
     common = Common(config, no_config, verbose, approve_tools).merged()
     options = OutputOptions(output, json_out, render and not json_out, show_usage)
-    finish(execute(file, prompt, list(input_ or []), dry_run, common, options))
+    flags = RecordFlags(record, replay, trace_file, common.cache, no_history)
+    run_options = RunOptions(flags, checkpoint or resume is not None, resume)
+    finish(execute(file, prompt, list(input_ or []), dry_run, common, options, run_options))
+
+
+@dataclass(slots=True)
+class RunOptions:
+    records: RecordFlags = field(default_factory=RecordFlags)
+    checkpoint: bool = False
+    resume: str | None = None
 
 
 def load_workflow(path: Path) -> WorkflowDocument:
@@ -92,6 +125,7 @@ def execute(
     plan_only: bool,
     common: Common,
     options: OutputOptions,
+    run_options: RunOptions | None = None,
 ) -> int:
     from lait_cli.runner import find_target, load_run_config, read_optional_prompt, usage_error
     from lait_core.engine.models import EngineError
@@ -105,6 +139,10 @@ def execute(
         usage_error(str(exc))
     doc = load_workflow(path)
     assert doc.model is not None
+    run_options = run_options or RunOptions()
+    if run_options.resume is not None:
+        resumed = resume_checkpointer(run_options.resume, path, doc, cli_inputs if input_options else None)
+        return run_for_real(path, config, config_dir, None, {}, common, options, run_options, resumed)
     prompt = read_optional_prompt(prompt_argument)
     if prompt is None and doc.model.inputs is None:
         from lait_core.engine.workflow import PROMPT_REQUIRED
@@ -120,7 +158,42 @@ def execute(
             raise fail(str(exc)) from None
         write_output(options, text)
         return 0
-    return run_for_real(path, config, config_dir, prompt, cli_inputs, common, options)
+    checkpointer: Checkpointer | None = None
+    if run_options.checkpoint:
+        from lait_core.engine.records.checkpoint import Checkpointer, CheckpointStore, new_run_id
+
+        checkpointer = Checkpointer.fresh(CheckpointStore(runs_folder()), new_run_id())
+    return run_for_real(
+        path, config, config_dir, prompt, cli_inputs, common, options, run_options, checkpointer
+    )
+
+
+def runs_folder() -> Path:
+    from lait_core.engine.records.checkpoint import RUNS_DIR
+
+    return (Path.cwd() / RUNS_DIR).absolute()
+
+
+def resume_checkpointer(
+    run_id: str, path: Path, doc: WorkflowDocument, cli_inputs: dict[str, str] | None
+) -> Checkpointer:
+    """The checkpointer of ``--resume RUN_ID``, or exit 2 with why the run cannot continue."""
+    from lait_core.engine.models import EngineError
+    from lait_core.engine.records.checkpoint import Checkpointer, CheckpointStore, ResumeRefused, check_resume
+    from lait_core.engine.workflow.inputs import bind_inputs
+    from lait_core.engine.workflow.loader import canonical
+
+    store = CheckpointStore(runs_folder())
+    assert doc.model is not None
+    try:
+        saved = store.load(run_id)
+        bound = bind_inputs(doc.model.inputs, cli_inputs, from_text=True) if cli_inputs is not None else None
+        warnings = check_resume(saved, str(canonical(path)), doc.steps, bound)
+    except ResumeRefused as exc:
+        raise fail(str(exc), 2) from None
+    except EngineError as exc:
+        raise fail(str(exc)) from None
+    return Checkpointer.resume(store, saved, warnings)
 
 
 def run_for_real(
@@ -131,10 +204,16 @@ def run_for_real(
     inputs: dict[str, str],
     common: Common,
     options: OutputOptions,
+    run_options: RunOptions | None = None,
+    checkpointer: Checkpointer | None = None,
 ) -> int:
+    from lait_cli.records import build_records, finish
     from lait_cli.runner import make_terminal, present, run_guarded
     from lait_cli.terminal import Interrupts
 
+    run_options = run_options or RunOptions()
+    flags = run_options.records
+    records = build_records(config, flags, "lait run FILE --record DIR")
     terminal = make_terminal(common)
 
     async def go(interrupts: Interrupts) -> Any:
@@ -147,11 +226,17 @@ def run_for_real(
             terminal,
             approve_tools=common.approve_tools,
             on_spawn=interrupts.on_spawn,
+            records=records,
         ) as session:
-            return await run_workflow(session, path, prompt=prompt, inputs=inputs)
+            return await run_workflow(session, path, prompt=prompt, inputs=inputs, checkpointer=checkpointer)
 
     result, code = run_guarded(go, terminal)
     if code != 0 or result is None:
+        if checkpointer is not None and checkpointer.state.workflow_path:
+            run_id = checkpointer.state.run_id
+            sys.stderr.write(
+                f"run checkpointed as '{run_id}'; resume with `lait run {path} --resume {run_id}`\n"
+            )
         return code
     render = options.render or bool(config.default.render)
     present(
@@ -162,4 +247,5 @@ def run_for_real(
         render=render,
         cost=terminal.cost_text(),
     )
+    finish(config, flags, records, "workflow", None, prompt or "", result.text, result.usage)
     return 0

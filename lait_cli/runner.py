@@ -50,6 +50,8 @@ class Common:
     no_config: bool = False
     verbose: int = 0
     approve_tools: bool = False
+    cache: bool | None = None
+    """``--cache`` True, ``--no-cache`` False, neither None (``default.cache`` decides)."""
 
     def merged(self) -> Common:
         """These options over the ones given before the subcommand."""
@@ -58,7 +60,13 @@ class Common:
             self.no_config or GLOBALS.no_config,
             max(self.verbose, GLOBALS.verbose),
             self.approve_tools or GLOBALS.approve_tools,
+            self.cache if self.cache is not None else global_cache(),
         )
+
+
+def global_cache() -> bool | None:
+    """``--cache`` True, ``--no-cache`` False, neither None (``default.cache`` decides)."""
+    return True if GLOBALS.cache else False if GLOBALS.no_cache else None
 
 
 def usage_error(message: str) -> NoReturn:

@@ -85,6 +85,16 @@ class RunParams:
     inputs: dict[str, Any] = field(default_factory=dict)
     dry_run: bool = False
     run_id: str | None = None
+    record: str | None = None
+    """A cassette folder to record into (``--record``); relative: to the config's folder."""
+    replay: str | None = None
+    """A cassette folder to answer from (``--replay``)."""
+    cache: bool | None = None
+    """``--cache`` (true) / ``--no-cache`` (false); absent: ``default.cache``."""
+    trace_file: str | None = None
+    """``--trace-file``; relative: to the config's folder."""
+    history: bool = True
+    """False: like ``--no-history``."""
 
     @classmethod
     def parse(cls, obj: Any) -> RunParams:
@@ -112,7 +122,33 @@ class RunParams:
         run_id = obj.get("runId")
         if run_id is not None and (not isinstance(run_id, str) or not run_id):
             raise ProtocolError(f"{RUN}: 'runId' must be a non-empty string")
-        return cls(uri, kind, prompt, dict(inputs), dry_run, run_id)
+        texts: dict[str, str | None] = {}
+        for key in ("record", "replay", "traceFile"):
+            value = obj.get(key)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ProtocolError(f"{RUN}: '{key}' must be a non-empty string (a path)")
+            texts[key] = value
+        if texts["record"] is not None and texts["replay"] is not None:
+            raise ProtocolError(f"{RUN}: 'record' and 'replay' cannot be used together")
+        cache = obj.get("cache")
+        if cache is not None and not isinstance(cache, bool):
+            raise ProtocolError(f"{RUN}: 'cache' must be a boolean")
+        history = obj.get("history", True)
+        if not isinstance(history, bool):
+            raise ProtocolError(f"{RUN}: 'history' must be a boolean")
+        return cls(
+            uri,
+            kind,
+            prompt,
+            dict(inputs),
+            dry_run,
+            run_id,
+            texts["record"],
+            texts["replay"],
+            cache,
+            texts["traceFile"],
+            history,
+        )
 
 
 def run_result(run_id: str, status: str, output: str, error: str | None = None) -> dict[str, Any]:

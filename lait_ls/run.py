@@ -32,6 +32,7 @@ from lait_ls.interaction import DialogState, EditorInteraction, client_speaks_la
 if TYPE_CHECKING:
     from lait_core.documents.models import Config
     from lait_core.engine.interaction import Event
+    from lait_core.engine.models import Usage
     from lait_core.engine.session import RunSession
     from lait_ls.server import LaitServer
 
@@ -233,7 +234,22 @@ async def _run(
         if kind != "workflow":
             raise RunFailed("a dry run needs a workflow file")
         return await _dry_run(config, path, params, environ)
+    from lait_core.engine.records.session import RecordsRequest, finish_records, open_records
+
     spawned = state.children.setdefault(interaction.run_id, set())
+    request = RecordsRequest(
+        record=_under(config_dir, params.record),
+        replay=_under(config_dir, params.replay),
+        trace_file=_under(config_dir, params.trace_file),
+        cache=params.cache,
+        history=params.history,
+        cache_dir=config_dir,
+        record_command="lait/run with 'record'",
+    )
+    try:
+        records = open_records(config, request)
+    except ValueError as exc:
+        raise RunFailed(str(exc)) from None
     async with RunSession.open(
         config,
         config_dir,
@@ -242,10 +258,23 @@ async def _run(
         on_spawn=spawned.add,
         environ=environ,
         denial_text=EDITOR_DENIAL,
+        records=records,
     ) as session:
         if kind == "agent":
-            return await _run_agent(session, path, params)
-        return await _run_workflow(session, path, interaction.run_id, params)
+            text, prompt, model, usage = await _run_agent(session, path, params)
+        else:
+            text, prompt, usage = await _run_workflow(session, path, interaction.run_id, params)
+            model = None
+    for warning in finish_records(config, request, records, kind, model, prompt, text, usage):
+        notify(ls, interaction.run_id, {"type": "warning", "message": warning})
+    return text
+
+
+def _under(folder: Path, value: str | None) -> Path | None:
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else folder / path
 
 
 def run_environment(config_dir: Path, *, read_env: bool) -> dict[str, str] | None:
@@ -289,7 +318,9 @@ def load_run_config(path: Path) -> tuple[Config, Path]:
     return loaded.config, loaded.folder(path.parent)
 
 
-async def _run_agent(session: RunSession, path: Path, params: protocol.RunParams) -> str:
+async def _run_agent(
+    session: RunSession, path: Path, params: protocol.RunParams
+) -> tuple[str, str, str | None, Usage]:
     from lait_core.engine.agent import load_agent, parse_input, run_agent
 
     prompt = params.prompt if params.prompt is not None else ""
@@ -301,19 +332,24 @@ async def _run_agent(session: RunSession, path: Path, params: protocol.RunParams
         files_first=True,
         cache=session.cache,
     )
-    reply = await run_agent(
-        session, agent, parse_input(prompt), user_text=prompt, stream=True, include_usage=True
-    )
-    return reply.text
+    from lait_core.engine.records.labels import labelled
+
+    with labelled(agent.label):
+        reply = await run_agent(
+            session, agent, parse_input(prompt), user_text=prompt, stream=True, include_usage=True
+        )
+    return reply.text, prompt, agent.settings.model or session.config.default.model, reply.usage
 
 
-async def _run_workflow(session: RunSession, path: Path, run_id: str, params: protocol.RunParams) -> str:
+async def _run_workflow(
+    session: RunSession, path: Path, run_id: str, params: protocol.RunParams
+) -> tuple[str, str, Usage]:
     from lait_core.engine.workflow import run_workflow
 
     result = await run_workflow(
         session, path, prompt=params.prompt, inputs=input_texts(params.inputs), run_id=run_id
     )
-    return result.text
+    return result.text, params.prompt or "", result.usage
 
 
 async def _dry_run(

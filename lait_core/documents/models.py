@@ -160,10 +160,24 @@ class DefaultSettings(Strict):
     )
     tools: NameList | None = Field(None, description="Names from `tools:` offered as `tool__<name>` tools.")
     render: bool | None = Field(None, description="Render answers as terminal Markdown.")
-    history: bool | None = Field(None, description="Record runs for `lait history` (default true).")
-    cache: bool | None = Field(None, description="Response disk cache under `.lait/cache/`.")
+    history: bool | None = Field(
+        None,
+        description=(
+            "Append each successful chat, agent and workflow run to `$XDG_DATA_HOME/lait/history.jsonl`"
+            " (`lait history`); default true. `--no-history` turns it off for one run."
+        ),
+    )
+    cache: bool | None = Field(
+        None,
+        description=(
+            "Answer identical model requests from the response cache `.lait/cache/<key>.json`; default"
+            " false. `--cache` / `--no-cache` override it for one run."
+        ),
+    )
     cache_ttl: int | None = Field(
-        None, ge=0, description="Cache entry lifetime in seconds (absent: never expires)."
+        None,
+        ge=0,
+        description="Seconds a response cache entry stays valid (absent: entries never expire).",
     )
     compaction: CompactionConfig | None = Field(
         None, description="Conversation compaction for long tool loops."

@@ -174,6 +174,17 @@ class UsageReported:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelAnswered:
+    """A model request was answered: ``source`` is ``live``, ``cache`` or ``replay``; ``key`` is
+    its content key (``-v`` prints answers that did not come from the model)."""
+
+    label: str
+    model: str
+    source: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
 class Compacted:
     round: int
     messages_before: int
@@ -255,6 +266,7 @@ Event: TypeAlias = (
     | ToolCallFinished
     | ToolCallDenied
     | UsageReported
+    | ModelAnswered
     | Compacted
     | WorkflowStarted
     | StepStarted
@@ -591,6 +603,9 @@ class TerminalInteraction:
                 self._say(f"tool call denied: {e.name}: {e.reason}\n")
             elif isinstance(e, ToolCallFinished):
                 self._say(f"tool result: {e.name} ({len(e.result)} chars{', error' if e.is_error else ''})\n")
+            elif isinstance(e, ModelAnswered) and e.source != "live":
+                where = "response cache" if e.source == "cache" else "cassette"
+                self._say(f"cache hit: answer for {e.label} from the {where} ({e.model}, key {e.key})\n")
             elif isinstance(e, Compacted):
                 self._say(
                     f"compacted the conversation before round {e.round}: {e.messages_before} -> "

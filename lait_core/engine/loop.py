@@ -30,9 +30,10 @@ Deliberate choices beyond the reference behaviour:
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lait_core.documents.models import CompactionConfig
 from lait_core.engine.interaction import (
@@ -70,6 +71,9 @@ from lait_core.engine.models import (
 from lait_core.engine.policy import INTERACTIVE_DENIAL, Policy
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolSet
 
+if TYPE_CHECKING:
+    from lait_core.engine.records.trace import Span, TraceRecorder
+
 DEFAULT_MAX_TOOL_ROUNDS = 8
 MAX_PARALLEL_CALLS = 8
 
@@ -106,6 +110,8 @@ class LoopOptions:
     max_parallel: int = MAX_PARALLEL_CALLS
     denial_text: str = INTERACTIVE_DENIAL
     """The tool result of a call the person denied (the editor names itself, not the CLI flag)."""
+    trace: TraceRecorder | None = None
+    """Receives an ``execute_tool`` event per call and a ``compact`` event per compaction."""
 
 
 @dataclass(slots=True)
@@ -119,6 +125,29 @@ class LoopResult:
     compaction summaries."""
     rounds: int
     requests: int
+
+
+@dataclass(slots=True)
+class _ToolSpan:
+    """An ``execute_tool`` trace event: timed when the call ends, added to the trace after the whole
+    round in the model's order of the calls (parallel calls finish in any order; the trace of two
+    runs of the same recording must not differ)."""
+
+    span: Span
+    label: str
+    attributes: dict[str, object]
+    end: dt.datetime | None = None
+
+    def finish(self) -> None:
+        from lait_core.engine.records.store import utc_now
+
+        self.end = utc_now()
+
+    def commit(self) -> None:
+        if self.end is not None:
+            self.span.recorder.add(
+                "execute_tool", self.label, self.span.start, self.end, dict(self.attributes)
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +255,7 @@ class ToolLoop:
             calls = list(response.tool_calls)
             history.append(assistant_tool_calls_message(response.content, calls))
             decisions = [await self._decide(call) for call in calls]
-            results = await self._execute(calls, decisions)
+            results = await self._execute(calls, decisions, round_number)
             history.extend(tool_message(call.id, text) for call, text in zip(calls, results, strict=True))
 
     async def _decide(self, call: ToolCall) -> _Decision:
@@ -245,25 +274,60 @@ class ToolLoop:
                 return _Decision(None, self.options.denial_text)
         return _Decision(tool, None)
 
-    async def _execute(self, calls: list[ToolCall], decisions: list[_Decision]) -> list[str]:
+    def _trace_tool(self, call: ToolCall, round_number: int, denial: str | None) -> _ToolSpan | None:
+        trace = self.options.trace
+        if trace is None:
+            return None
+        from lait_core.engine.records.labels import current_label
+
+        attributes = {
+            "gen_ai.tool.name": call.name,
+            "gen_ai.tool.call.id": call.id,
+            "gen_ai.tool.arguments": call.arguments,
+            "lait.step.label": current_label(),
+            "lait.tool.round": round_number,
+            "lait.tool.decision": "denied" if denial is not None else "allowed",
+        }
+        if denial is not None:
+            attributes["lait.tool.denial_reason"] = denial
+        return _ToolSpan(trace.span(), f"tool '{call.name}'", attributes)
+
+    async def _execute(
+        self, calls: list[ToolCall], decisions: list[_Decision], round_number: int
+    ) -> list[str]:
         gate = asyncio.Semaphore(max(1, self.options.max_parallel))
         interaction = self.interaction
+        spans: list[_ToolSpan | None] = [None] * len(calls)
 
-        async def run_one(call: ToolCall, decision: _Decision) -> str:
+        async def run_one(position: int, call: ToolCall, decision: _Decision) -> str:
             if decision.tool is None:
                 reason = decision.denial or self.options.denial_text
                 interaction.event(ToolCallDenied(call.id, call.name, reason))
+                denied = spans[position] = self._trace_tool(call, round_number, reason)
+                if denied is not None:
+                    denied.finish()
                 return reason
             tool = decision.tool
             async with gate:
+                span = spans[position] = self._trace_tool(call, round_number, None)
                 interaction.event(ToolCallStarted(call.id, call.name, call.arguments))
                 result = await tool.source.call(tool, call.arguments, CallContext(interaction, call.id))
                 interaction.event(ToolCallFinished(call.id, call.name, result.text, result.is_error))
+                if span is not None:
+                    span.attributes["lait.tool.is_error"] = result.is_error
+                    span.finish()
                 return result.text
 
-        tasks = [asyncio.create_task(run_one(c, d)) for c, d in zip(calls, decisions, strict=True)]
+        tasks = [
+            asyncio.create_task(run_one(i, c, d))
+            for i, (c, d) in enumerate(zip(calls, decisions, strict=True))
+        ]
         try:
-            return [await task for task in tasks]
+            results = [await task for task in tasks]
+            for span in spans:
+                if span is not None:
+                    span.commit()
+            return results
         finally:
             pending = [t for t in tasks if not t.done()]
             for task in pending:
@@ -311,6 +375,8 @@ class ToolLoop:
         if start == 0:
             return history
         sender = self.options.compaction_sender or self.sender
+        trace = self.options.trace
+        span = trace.span() if trace is not None else None
         request = ChatRequest(
             [*history, user_message(COMPACTION_INSTRUCTION)], (), None, self.options.sampling
         )
@@ -319,6 +385,18 @@ class ToolLoop:
         summary = response.content or ""
         rebuilt = [*system, assistant_message(f"{SUMMARY_PREFIX}{summary})"), *rest[start:]]
         self.interaction.event(Compacted(round_number, len(history), len(rebuilt)))
+        if span is not None:
+            from lait_core.engine.records.labels import current_label
+
+            span.done(
+                "compact",
+                current_label(),
+                {
+                    "lait.compaction.round": round_number,
+                    "messages_before": len(history),
+                    "messages_after": len(rebuilt),
+                },
+            )
         self._last_prompt_tokens = None
         return rebuilt
 

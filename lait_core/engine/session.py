@@ -23,6 +23,8 @@ from lait_core.engine.policy import INTERACTIVE_DENIAL
 from lait_core.engine.resolve import KeyResolver, ResolvedModel
 
 if TYPE_CHECKING:
+    from lait_core.engine.records.sender import RunRecords
+    from lait_core.engine.records.trace import TraceRecorder
     from lait_core.engine.tools.mcp import McpPool
 
 SenderWrapper = Callable[[ModelCaller], Sender]
@@ -45,6 +47,8 @@ class RunSession:
     mcp_stderr: TextIO | None = None
     denial_text: str = INTERACTIVE_DENIAL
     """What the model is told when the person denies a tool call."""
+    records: RunRecords | None = None
+    """Cassettes, cache and trace of this run (None: the run keeps none)."""
     keys: KeyResolver = field(init=False)
     cache: dict[tuple[str, str], Any] = field(default_factory=dict, init=False)
     """Parsed agents and skills of this run, by (kind, canonical path)."""
@@ -70,6 +74,7 @@ class RunSession:
         denial_text: str = INTERACTIVE_DENIAL,
         mcp: McpPool | None = None,
         cache: dict[tuple[str, str], Any] | None = None,
+        records: RunRecords | None = None,
     ) -> AsyncIterator[RunSession]:
         """A session for one run; MCP servers and the HTTP client are closed on exit (a client or
         an MCP pool passed in is left to its owner: ``lait serve`` shares them, and the ``cache``
@@ -86,6 +91,7 @@ class RunSession:
             wrap_sender=wrap_sender,
             mcp_stderr=mcp_stderr,
             denial_text=denial_text,
+            records=records,
         )
         own_mcp = mcp is None
         if mcp is not None:
@@ -125,7 +131,16 @@ class RunSession:
         caller = ModelCaller(
             model, self.client, keys=self.keys, interaction=self.interaction, environ=self.environ
         )
-        return self.wrap_sender(caller) if self.wrap_sender is not None else caller
+        sender: Sender = self.wrap_sender(caller) if self.wrap_sender is not None else caller
+        if self.records is not None and self.records.active:
+            from lait_core.engine.records.sender import RecordsSender
+
+            sender = RecordsSender(caller, sender, self.records, self.environ)
+        return sender
+
+    @property
+    def trace(self) -> TraceRecorder | None:
+        return self.records.trace if self.records is not None else None
 
     def resolve_path(self, value: str) -> Path:
         """A registry path (``agents:``, ``skills:``) made absolute against :attr:`config_dir`."""

@@ -113,7 +113,13 @@ async def run_client(
 ) -> AsyncIterator[RunClient]:
     """``approve=None``: no ``approveTools`` setting at all (the server's default); ``init``: more
     initialization options; ``env``: more variables in the server's environment."""
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "PYTHONPATH": str(ROOT), **(env or {})}
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),  # editor runs append to the history there
+        "PYTHONPATH": str(ROOT),
+        **(env or {}),
+    }
     config = ClientServerConfig(server_command=SERVER, server_env=env, client_factory=make_client)
     client = await config.start()
     assert isinstance(client, RunClient)

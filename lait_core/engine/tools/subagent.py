@@ -116,14 +116,17 @@ class SubagentToolSource(ToolSource):
                 )
             value = args["input"]
             user_text = value if isinstance(value, str) else compact_json(value)
-        reply = await run_agent(
-            self.session,
-            agent,
-            value,
-            user_text=user_text,
-            label=f"subagent '{tool.name}'",
-            depth=self.depth + 1,
-            agent_chain=self.agent_chain,
-        )
+        from lait_core.engine.records.labels import labelled
+
+        with labelled(f"subagent '{tool.name}'"):
+            reply = await run_agent(
+                self.session,
+                agent,
+                value,
+                user_text=user_text,
+                label=f"subagent '{tool.name}'",
+                depth=self.depth + 1,
+                agent_chain=self.agent_chain,
+            )
         self.usage = self.usage + reply.usage
         return ToolResult(reply.text)

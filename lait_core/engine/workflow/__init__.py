@@ -34,6 +34,7 @@ from lait_core.engine.workflow.scope import Run
 from lait_core.template import text_form
 
 if TYPE_CHECKING:
+    from lait_core.engine.records.checkpoint import Checkpointer
     from lait_core.engine.session import RunSession
 
 PROMPT_REQUIRED = (
@@ -59,25 +60,37 @@ async def run_workflow(
     prompt: str | None = None,
     inputs: Mapping[str, str] | None = None,
     run_id: str | None = None,
+    checkpointer: Checkpointer | None = None,
 ) -> WorkflowResult:
     """Validate ``path`` completely, bind ``inputs`` (``--input`` text) and run it on ``prompt``.
 
     Raises :class:`WorkflowLoadError` (nothing ran), :class:`InputError`, :class:`StepFailed`,
     :class:`StepTimedOut`/:class:`WorkflowTimedOut` (``Interrupted``), or another
     :class:`~lait_core.engine.models.EngineError`.
+
+    With a ``checkpointer`` the top-level steps are checkpointed; when it is ``resuming`` (checked
+    by :func:`~lait_core.engine.records.checkpoint.check_resume` beforehand) the saved inputs and
+    initial value are used and ``prompt``/``inputs`` are ignored.
     """
-    run = Run(session, run_id)
+    run = Run(session, run_id, checkpointer=checkpointer)
     try:
         doc = load_document(run, path)
         wf = workflow_model(doc)
-        if prompt is None and wf.inputs is None:
-            raise InputError(PROMPT_REQUIRED)
-        bound = bind_inputs(wf.inputs, dict(inputs or {}), from_text=True)
-        scope = top_scope(run, path, doc, bound)
-        schema = resolve_schema(scope, wf.input_schema, "input_schema")
-        value = initial_value(prompt, schema)
-        if prompt is not None:  # without a PROMPT (allowed with `inputs:`) the initial value is null
-            check_initial(scope, value)
+        if checkpointer is not None and checkpointer.resuming:
+            saved = checkpointer.state
+            scope = top_scope(run, path, doc, dict(saved.inputs))
+            value = saved.initial_input
+        else:
+            if prompt is None and wf.inputs is None:
+                raise InputError(PROMPT_REQUIRED)
+            bound = bind_inputs(wf.inputs, dict(inputs or {}), from_text=True)
+            scope = top_scope(run, path, doc, bound)
+            schema = resolve_schema(scope, wf.input_schema, "input_schema")
+            value = initial_value(prompt, schema)
+            if prompt is not None:  # without a PROMPT (allowed with `inputs:`) the initial value is null
+                check_initial(scope, value)
+            if checkpointer is not None:
+                checkpointer.begin(str(scope.path), value, bound, doc.steps)
         result = await run_file(scope, value)
     finally:
         await run.aclose()

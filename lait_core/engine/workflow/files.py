@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lait_core.documents import models as m
 from lait_core.documents.config import resolve_gguf_paths
 from lait_core.documents.workflow import WorkflowDocument
 from lait_core.engine.confine import check_inside, confined_root
-from lait_core.engine.interaction import Note, WorkflowStarted
+from lait_core.engine.interaction import Note, WarningEvent, WorkflowStarted
 from lait_core.engine.workflow.errors import WorkflowError, WorkflowTimedOut
 from lait_core.engine.workflow.evaluate import jq_value
 from lait_core.engine.workflow.flow import StopFlow
@@ -28,6 +28,9 @@ from lait_core.engine.workflow.runner import StepCall, action, run_steps
 from lait_core.engine.workflow.schemas import resolve_schema, validate
 from lait_core.engine.workflow.scope import FileScope, Frame, Run
 from lait_core.template.values import a_type_name
+
+if TYPE_CHECKING:
+    from lait_core.engine.records.checkpoint import Checkpointer
 
 
 def workflow_model(doc: WorkflowDocument) -> m.Workflow:
@@ -93,13 +96,20 @@ async def run_file(
         run.event(WorkflowStarted(wf.name, wf.description, scope.depth, prefix, run.run_id))
     frame = Frame(scope, {}, None, prefix, concurrent=concurrent, concurrent_for_each=concurrent_for_each)
 
+    checkpointer = run.checkpointer if scope.depth == 0 else None
+
     async def body() -> Any:
         try:
-            last = await run_steps(scope.doc.steps, value, frame)
+            if checkpointer is None:
+                last = await run_steps(scope.doc.steps, value, frame)
+            else:
+                last = await _checkpointed(checkpointer, scope, value, frame)
         except StopFlow as stop:
             last = stop.value
         if wf.output is not None:
             last = await jq_value(frame, wf.output, last, "the workflow's output")
+        if checkpointer is not None:
+            checkpointer.finished(last)
         return last
 
     if wf.timeout is None:
@@ -116,6 +126,33 @@ async def run_file(
                 Note(f"lait: the workflow's 'timeout' ({wf.timeout}s) was exceeded; cancelling the run")
             )
         raise WorkflowTimedOut(wf.timeout, scope.display) from None
+
+
+async def _checkpointed(checkpointer: Checkpointer, scope: FileScope, value: Any, frame: Frame) -> Any:
+    """The top-level steps with a checkpoint after each; a resumed run starts after the saved ones."""
+    from lait_core.engine.workflow.runner import run_step
+
+    steps = scope.doc.steps
+    start = 0
+    if checkpointer.resuming:
+        saved = checkpointer.state
+        start = saved.completed_index
+        frame.steps.update(saved.steps_outputs)
+        frame.counter.value = saved.counter
+        value = saved.current_value
+        for warning in checkpointer.warnings:
+            scope.run.event(WarningEvent(warning))
+        scope.run.event(Note(f"resuming run '{saved.run_id}' after {start} completed step(s)"))
+    else:
+        checkpointer.started()
+    for index in range(start, len(steps)):
+        try:
+            value = await run_step(steps[index], value, frame)
+        except StopFlow as stop:
+            checkpointer.step_done(index + 1, frame.counter.value, stop.value, frame.steps)
+            raise
+        checkpointer.step_done(index + 1, frame.counter.value, value, frame.steps)
+    return value
 
 
 @action("workflow")

@@ -23,6 +23,7 @@ from typing import Any
 from lait_core.documents import models as m
 from lait_core.documents.workflow import Step
 from lait_core.engine.interaction import StepFinished, StepProgress, StepRetrying, StepStarted
+from lait_core.engine.records.labels import labelled
 from lait_core.engine.workflow.errors import StepFailed, StepTimedOut, error_text
 from lait_core.engine.workflow.evaluate import jq_truthy, jq_value
 from lait_core.engine.workflow.flow import BreakFlow, Flow, StopFlow
@@ -115,7 +116,8 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
             return incoming
     run.event(StepStarted(label, step.kind, number, frame.prefix, run.run_id))
     try:
-        value = await _attempts(call, incoming)
+        with labelled(label):
+            value = await _attempts(call, incoming)
     except Flow as flow:
         # A named step records its value before an inner `stop`/`break` bubbles up through it (a
         # `switch`/`group` branch or the step itself): the value it ended with (no `output:`).

@@ -17,6 +17,7 @@ from lait_core.engine.models import Usage
 from lait_core.engine.workflow.jq_eval import JqEvaluator
 
 if TYPE_CHECKING:
+    from lait_core.engine.records.checkpoint import Checkpointer
     from lait_core.engine.session import RunSession
 
 
@@ -29,6 +30,8 @@ class Run:
     documents: dict[Path, WorkflowDocument] = field(default_factory=dict)
     """Workflow files loaded by this run, by canonical path (each file is loaded once)."""
     usage: Usage = field(default_factory=Usage)
+    checkpointer: Checkpointer | None = None
+    """Checkpoints the top-level steps (``--checkpoint``/``--resume``)."""
     jq: JqEvaluator = field(init=False)
     """The run's jq worker processes (started on the first evaluation, killed by :meth:`aclose`)."""
 
