@@ -785,7 +785,8 @@ def execute(o: ChatOptions) -> int:
     save_turn(o, plan.user, reply.text)
     present(o, plan, reply.loop, terminal, render and not o.json and not o.stream)
     usage = reply.usage if terminal.usage_seen else None
-    finish(config, flags, records, "chat", plan.settings.model.name, prompt, reply.text, usage)
+    kind = "prompt" if o.prompt_name is not None else "chat"
+    finish(config, flags, records, kind, plan.settings.model.name, prompt, reply.text, usage)
     return 0
 
 

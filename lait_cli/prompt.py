@@ -87,7 +87,6 @@ def run_prompt(
     from lait_cli.main import GLOBALS
     from lait_cli.terminal import exit_now, prompt_threads_alive
 
-    del no_history  # nothing is recorded yet
     common = Common(config, no_config).merged()
     options = ChatOptions(
         prompt=input_,
@@ -101,6 +100,7 @@ def run_prompt(
         no_config=common.no_config,
         verbose=GLOBALS.verbose,
         approve_tools=GLOBALS.approve_tools,
+        no_history=no_history,
     )
     code = execute(options)
     if code == 130 or prompt_threads_alive():
