@@ -42,7 +42,7 @@ def chat(
         bool, typer.Option("--show-usage", help="Print usage (and cost) after each turn.")
     ] = False,
     no_history: Annotated[
-        bool, typer.Option("--no-history", help="Do not record turns (no history yet).")
+        bool, typer.Option("--no-history", help="Do not add the turns to `lait history`.")
     ] = False,
     reasoning_effort: Annotated[
         str | None,
@@ -81,7 +81,6 @@ def chat(
     from lait_cli.main import GLOBALS, fail
     from lait_cli.terminal import exit_now
 
-    del no_history
     _effort(reasoning_effort)
     if not stdin_is_tty():
         raise fail('lait chat needs an interactive terminal; for one question use: lait "PROMPT"', 2)
@@ -106,6 +105,7 @@ def chat(
         no_config=GLOBALS.no_config,
         verbose=GLOBALS.verbose,
         session=session,
+        no_history=no_history,
     )
     check_usage(options)
     from lait_cli.chat import execute

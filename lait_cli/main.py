@@ -88,10 +88,10 @@ def root(
 def _register() -> None:
     from lait_cli import (
         agent,
+        cache,
         chat_command,
         compare,
         completion,
-        cache,
         doctor,
         graph,
         history,

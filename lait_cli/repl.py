@@ -207,12 +207,17 @@ async def _repl(state: State) -> int:
     if state.history:
         sys.stderr.write(f"session '{o.session}': {len(state.history) // 2} earlier turn(s) loaded\n")
     sys.stderr.write("lait chat: /help for commands, Ctrl-D to leave\n")
+    from lait_cli.chat import record_flags
+    from lait_cli.records import build_records
+
+    records = build_records(state.config, record_flags(o), "lait chat --record DIR")
     async with RunSession.open(
         state.config,
         state.config_dir,
         terminal,
         approve_tools=o.approve_tools,
         on_spawn=interrupts.on_spawn,
+        records=records,
     ) as session:
         while True:
             try:
@@ -313,6 +318,15 @@ async def _turn(
     sys.stdout.flush()
     state.history += [{"role": "user", "content": plan.user}, {"role": "assistant", "content": reply.text}]
     save_turn(o, plan.user, reply.text)
+    from lait_cli.chat import record_flags
+    from lait_cli.records import finish
+
+    usage = reply.usage if o.show_usage else None  # a streamed turn reports usage only when asked
+    records = session.records
+    if records is not None:
+        finish(
+            state.config, record_flags(o), records, "chat", plan.settings.model.name, text, reply.text, usage
+        )
     if o.show_usage and not o.quiet:
         sys.stderr.write(_usage_line(plan, reply.loop) + "\n")
 
