@@ -43,6 +43,8 @@ def test_each_no_effect_key_is_a_valid_key_and_warned_at_its_key(path: str) -> N
 
 def test_keys_with_an_effect_are_not_warned() -> None:
     doc = parse_config(
-        "default:\n  model: qwen\n  render: true\ntools:\n  cache: {command: [echo]}\n", "c.yml"
+        "default:\n  model: qwen\n  render: true\n  cache: true\n  cache_ttl: 60\n  history: false\n"
+        "tools:\n  cache: {command: [echo]}\n",
+        "c.yml",
     )
     assert [d for d in check_config(doc) if d.code == "LAIT108"] == []

@@ -10,9 +10,6 @@ from lait_core.source.tree import MappingNode
 # the change that gives it an effect; nothing else needs to change (the rule, its doc and its test read it).
 NO_EFFECT_YET: frozenset[str] = frozenset(
     {
-        "default.cache",  # the response cache under .lait/cache/ is not implemented yet
-        "default.cache_ttl",  # likewise
-        "default.history",  # run history (`lait history`) is not recorded yet
         "jev",  # only `decide:` steps use it, and they cannot run yet
     }
 )
