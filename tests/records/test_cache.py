@@ -155,3 +155,16 @@ def test_writes_are_atomic_under_concurrent_readers(tmp_path: Path) -> None:
     assert writer.returncode == 0
     assert seen > 0
     assert [p.name for p in (tmp_path / "c").iterdir()] == ["k.json"]
+
+
+def test_recording_writes_the_cache_but_never_reads_it(project: Lait, server: ScriptedOpenAIServer) -> None:
+    project.write("wf.yml", WF)
+    server.push(text("cached"), text("recorded"))
+    assert project("run", "wf.yml", "x", "--cache").stdout == "cached\n"
+    recorded = project("run", "wf.yml", "x", "--cache", "--record", "tape")
+    assert recorded.stdout == "recorded\n"  # the model answered although the cache had an entry
+    assert len(server.requests) == 2
+    (entry,) = cache_files(project)
+    assert json.loads(entry.read_text())["response"]["choices"][0]["message"]["content"] == "recorded"
+    (tape,) = (project.cwd / "tape").glob("*.json")
+    assert tape.name == entry.name  # one content key for both
