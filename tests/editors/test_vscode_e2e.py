@@ -125,7 +125,7 @@ def test_a_quick_fix_is_applied(session: Session, workbench: Workbench) -> None:
 def test_hover_shows_what_an_agent_name_resolves_to(workbench: Workbench) -> None:
     workbench.open_file("workflows/triage.yml")
     workbench.goto(38, 22)
-    hover = workbench.hover_text()
+    hover = workbench.hover_text("agent reviewer")
     assert "agent reviewer" in hover
     assert "Reviews a change and lists concrete problems with file and line." in hover
     assert "agents/reviewer.md" in hover

@@ -121,7 +121,7 @@ def test_restricted_mode_lints_with_the_users_server_never_the_workspaces(
     assert "did you mean 'reviewer'?" in problems[0].message
     # Hover and completion work too.
     workbench.goto(4, 5)
-    assert "agent" in workbench.hover_text()
+    assert workbench.hover_text("agent ·")  # lait-ls's documentation of the `agent:` key
     assert trust.started() == [user_ls]  # the workspace's .venv/bin/lait-ls never ran
 
 

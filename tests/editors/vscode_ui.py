@@ -483,15 +483,24 @@ class Workbench:
             )
         return found
 
-    def hover_text(self) -> str:
-        """Shows the hover at the cursor (Ctrl+K Ctrl+I) and returns its text."""
+    def hover_text(self, containing: str) -> str:
+        """Shows the hover at the cursor (Ctrl+K Ctrl+I) and returns the text of the hover that
+        contains ``containing`` (the workbench's own hovers, e.g. of the title bar under the mouse,
+        use the same widget)."""
+        self.page.mouse.move(700, 450)  # the mouse off the title bar and the tabs
         self.focus_editor()
         self.press("Control+k", "Control+i")
         hover = self.page.locator(".monaco-hover-content")
-        text = wait_for(
-            "a hover", lambda: " ".join(hover.all_inner_texts()).strip() if hover.count() else None, 10
-        )
-        return text
+        seen: list[list[str]] = [[]]
+
+        def probe() -> str | None:
+            seen[0] = [" ".join(t.split()) for t in hover.all_inner_texts()]
+            return next((t for t in seen[0] if containing in t), None)
+
+        try:
+            return wait_for(f"a hover with {containing!r}", probe, 10)
+        except UiTimeout as e:
+            raise UiTimeout(f"{e}; hovers shown: {seen[0]}") from None
 
     def suggestions(self) -> list[str]:
         """Triggers completion (Ctrl+Space) and returns the suggest widget's item labels."""
