@@ -31,7 +31,7 @@ def test_unit_tests_pass(compiled: Path) -> None:
 
 
 def test_vsix_packages(vsix: Path) -> None:
-    """One bundled script (build/bundle.js), the manifest, README, CHANGELOG and icon: nothing else."""
+    """One bundled script (tools/bundle.js), the manifest, README, CHANGELOG and icon: nothing else."""
     with zipfile.ZipFile(vsix) as z:
         names = {n for n in z.namelist() if n.startswith("extension/")}
         manifest = json.loads(z.read("extension/package.json"))

@@ -37,7 +37,7 @@ test("settings: lait.server.path (default: search) and lait.approveTools (defaul
   const properties = manifest.contributes.configuration.properties;
   assert.equal(properties["lait.server.path"]?.default, "");
   assert.equal(properties["lait.approveTools"]?.default, "always");
-  assert.equal(manifest.main, "./dist/extension.js"); // bundled from out/extension.js by build/bundle.js
+  assert.equal(manifest.main, "./dist/extension.js"); // bundled from out/extension.js by tools/bundle.js
   assert.ok(fs.existsSync(path.join(root, "out", "extension.js")));
   assert.ok("vscode-languageclient" in manifest.dependencies);
 });
