@@ -2,8 +2,9 @@
 
 * **stdio** (default): JSON-RPC lines on stdin/stdout. While serving, file descriptors 0 and 1
   point at ``/dev/null`` and stderr, so nothing a run spawns can read the client's messages or
-  write into the protocol stream. A line longer than :data:`FRAME_LIMIT` is dropped (the client
-  gets a parse error); stdin's end stops the server, cancelling every run.
+  write into the protocol stream. A line longer than :data:`FRAME_LIMIT` is dropped with a note on
+  stderr (like any unparsable line, it gets no answer); stdin's end stops the server, cancelling
+  every run.
 * **streamable HTTP** (``--http ADDR``): uvicorn on a socket bound here (port 0 picks one), the
   SDK's stateful session manager (several concurrent clients), every request path served as
   ``/mcp``. DNS-rebinding protection: the ``Host`` must be loopback or an ``--allowed-host``,
@@ -63,7 +64,7 @@ class _LineReader:
                         if not rest or rest.endswith(b"\n"):
                             break
                     sys.stderr.write(f"lait serve: dropped a message larger than {FRAME_LIMIT} bytes\n")
-                    self._put("oversized frame\n")  # not JSON: the client gets a parse error
+                    self._put("oversized frame\n")  # not JSON: dropped by the SDK
                     continue
                 self._put(line.decode("utf-8", errors="replace"))
         except (OSError, ValueError):

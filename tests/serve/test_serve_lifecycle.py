@@ -117,3 +117,31 @@ async def test_parked_run_is_cancelled_when_the_server_stops(http_server: HttpSe
     http_server.process.terminate()
     assert http_server.process.wait(30) == 0
     assert "Traceback" not in http_server.stderr
+
+
+def test_stdio_frame_limit(project: Path, tmp_path: Path, marker: str) -> None:
+    """A line over 16 MiB is dropped (with a note on stderr; the SDK answers no unparsable line);
+    the server carries on."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "serve", "--mcp"],
+        cwd=project,
+        env=serve_env(tmp_path, marker),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    process.stdin.write(_line({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+    process.stdin.write(_line({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    big = {"name": "workflow__echo", "arguments": {"input": "x" * (17 * 1024 * 1024)}}
+    process.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": big}))
+    process.stdin.write(_line({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+    process.stdin.flush()
+    replies = [json.loads(process.stdout.readline()) for _ in range(2)]
+    assert replies[0]["id"] == 1
+    assert replies[1] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    process.stdin.close()
+    assert process.wait(30) == 0
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    assert "dropped a message larger than 16777216 bytes" in stderr
