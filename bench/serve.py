@@ -83,7 +83,9 @@ async def in_process(root: Path, calls: int) -> float:
     try:
         start = time.perf_counter()
         for i in range(calls):
-            async with RunSession.open(config, root, HeadlessInteraction(record=False), client=client) as session:
+            async with RunSession.open(
+                config, root, HeadlessInteraction(record=False), client=client
+            ) as session:
                 result = await run_workflow(session, root / "echo.yml", prompt=f"p{i}")
             assert result.value == f"p{i}", result.value
         return time.perf_counter() - start
@@ -203,7 +205,9 @@ async def bench(transport: str, calls: int, runs: int, warmup: int) -> dict[str,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--transport", choices=["stdio", "http", "both"], default="stdio")
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--runs", type=int, default=7)
