@@ -145,3 +145,45 @@ def test_stdio_frame_limit(project: Path, tmp_path: Path, marker: str) -> None:
     assert process.wait(30) == 0
     stderr = process.stderr.read().decode() if process.stderr else ""
     assert "dropped a message larger than 16777216 bytes" in stderr
+
+
+def test_http_session_ended_mid_call_cancels_the_run(http_server: HttpServer, marker: str) -> None:
+    """A dropped POST stream is not a cancellation (streams are resumable, as the MCP spec wants),
+    but the client ending its session (DELETE, what SDK clients do on close) is."""
+    import threading
+
+    import httpx
+
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    with httpx.Client(timeout=60) as http:
+        first = http.post(
+            http_server.url,
+            headers=headers,
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        )
+        session = {"mcp-session-id": first.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        http.post(
+            http_server.url,
+            headers={**headers, **session},
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        )
+        call = {"name": "workflow__slow", "arguments": {"input": "x"}}
+        body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+
+        def stream() -> None:
+            try:
+                with httpx.stream(
+                    "POST", http_server.url, headers={**headers, **session}, json=body, timeout=60
+                ) as r:
+                    for _ in r.iter_lines():
+                        pass
+            except httpx.HTTPError:
+                pass
+
+        worker = threading.Thread(target=stream, daemon=True)
+        worker.start()
+        wait_for(lambda: sleepers(marker), "the run's child process")
+        assert http.delete(http_server.url, headers=session).status_code == 200
+        wait_for(lambda: not sleepers(marker), "the child to be reaped")
+        worker.join(30)
