@@ -13,7 +13,15 @@ from typing import Annotated
 import typer
 
 from lait_cli.main import fail
-from lait_cli.options import ApproveToolsOption, ConfigOption, NoConfigOption, VerboseOption
+from lait_cli.options import (
+    ApproveToolsOption,
+    ConfigOption,
+    NoConfigOption,
+    RecordOption,
+    ReplayOption,
+    TraceFileOption,
+    VerboseOption,
+)
 
 HELP = (
     "Serve the config's agents and workflows as MCP tools (agent__<name>, workflow__<name>) over "
@@ -52,6 +60,9 @@ def serve(
     list_: Annotated[
         bool, typer.Option("--list", help="Print the tools and their input schemas; serve nothing.")
     ] = False,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
+    trace_file: TraceFileOption = None,
     approve_tools: ApproveToolsOption = False,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
@@ -84,8 +95,21 @@ def serve(
             sys.stderr.write(note + "\n")
         sys.stdout.write(list_text(tools))
         raise typer.Exit(0)
+    from pathlib import Path
+
+    from lait_core.engine.records.session import RecordsRequest, RecordsSetupError, open_records
+
+    # spec 6: --cache/--record/--replay apply to every call; nothing goes to `lait history`
+    wanted = RecordsRequest(
+        record, replay, None, common.cache, False, Path.cwd(), "lait serve --mcp --record DIR"
+    )
     try:
-        code = run_server(loaded, folder, ServeRequest(http, list(allowed_host or []), token))
+        records = open_records(loaded, wanted)
+    except RecordsSetupError as exc:
+        raise fail(str(exc), 2) from None
+    request = ServeRequest(http, list(allowed_host or []), token, records=records, trace_file=trace_file)
+    try:
+        code = run_server(loaded, folder, request)
     except ServeError as exc:
         raise fail(str(exc)) from None
     raise typer.Exit(code)

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from lait_core.documents.models import Config
 from lait_core.serve.tools import ServedTools, build_tools
@@ -26,6 +26,9 @@ class ServeRequest:
     allowed_hosts: Sequence[str] = ()
     token: str | None = None
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    records: Any = None
+    """Shared ``RunRecords`` (``--record``/``--replay``/``--cache``), or None."""
+    trace_file: Path | None = None
 
 
 def list_text(tools: ServedTools) -> str:
@@ -82,9 +85,13 @@ def serve(config: Config, config_dir: Path, request: ServeRequest) -> int:
         from lait_core.serve.server import LaitServer, ServeOptions
         from lait_core.serve.transports import serve_http, serve_stdio
 
-        lait = LaitServer(
-            config, config_dir, tools, ServeOptions(approvals=config.serve.approvals == "elicit", stderr=err)
+        options = ServeOptions(
+            approvals=config.serve.approvals == "elicit",
+            stderr=err,
+            records=request.records,
+            trace_file=request.trace_file,
         )
+        lait = LaitServer(config, config_dir, tools, options)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):

@@ -10,6 +10,7 @@ message. Transports live in :mod:`lait_core.serve.transports`.
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 import weakref
@@ -40,6 +41,10 @@ class ServeOptions:
     """``serve.approvals: elicit``: tool calls of served runs ask the client's person."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     on_spawn: Callable[[int], None] | None = None
+    records: Any = None
+    """The shared ``RunRecords`` (cassette, replay, cache) of ``--record``/``--replay``/``--cache``."""
+    trace_file: Path | None = None
+    """``--trace-file``: rewritten after each call with every call's events so far."""
 
 
 class LaitServer:
@@ -60,6 +65,7 @@ class LaitServer:
             config.mcp_servers, base_dir=config_dir, stderr=options.stderr, on_spawn=options.on_spawn
         )
         self._levels: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._trace_events: list[dict[str, Any]] = []
 
     async def aclose(self) -> None:
         try:
@@ -172,8 +178,54 @@ class LaitServer:
         return ask
 
     # -- running one call
+    def _call_records(self) -> Any:
+        """This call's records: the shared cassette/cache, and a trace of its own."""
+        shared = self.options.records
+        if shared is None and self.options.trace_file is None:
+            return None
+        from lait_core.engine.records.sender import RunRecords
+        from lait_core.engine.records.trace import TraceRecorder
+
+        records = RunRecords()
+        if shared is not None:
+            records.record, records.replay, records.cache = shared.record, shared.replay, shared.cache
+        if self.options.trace_file is not None:
+            records.trace = TraceRecorder()
+        return records
+
+    def _write_trace(self, tool: ServedTool, records: Any) -> None:
+        """Spec 6: the call's events renumbered into a server-wide ``seq``, tagged
+        ``lait.serve.tool``, and the whole file rewritten atomically (a failure only warns)."""
+        path = self.options.trace_file
+        if path is None or records is None or records.trace is None:
+            return
+        from lait_core.engine.records.store import atomic_write_text
+
+        for event in records.trace.events:
+            event["seq"] = len(self._trace_events)
+            event["attributes"] = {**event["attributes"], "lait.serve.tool": tool.name}
+            self._trace_events.append(event)
+        text = "".join(
+            json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in self._trace_events
+        )
+        try:
+            atomic_write_text(path, text)
+        except OSError as exc:
+            self.options.stderr.write(
+                f"warning: cannot write the trace file '{path}': {exc.strerror or exc}\n"
+            )
+
     async def _execute(
         self, tool: ServedTool, arguments: dict[str, Any], interaction: ServedInteraction
+    ) -> str:
+        records = self._call_records()
+        try:
+            return await self._run_call(tool, arguments, interaction, records)
+        finally:
+            self._write_trace(tool, records)
+
+    async def _run_call(
+        self, tool: ServedTool, arguments: dict[str, Any], interaction: ServedInteraction, records: Any
     ) -> str:
         from lait_core.engine.session import RunSession
 
@@ -188,6 +240,7 @@ class LaitServer:
             cache=self.cache,
             mcp_stderr=self.options.stderr,
             denial_text="denied by the person at the MCP client",
+            records=records,
         ) as session:
             if tool.kind == "workflow":
                 return await _run_workflow(session, tool, arguments)

@@ -111,3 +111,40 @@ async def test_approvals_are_asked_when_configured(
     assert second.message.startswith("Allow the tool call notes__save_note?")
     assert llm.bodies[1]["messages"][-1]["content"].startswith("saved 'A' (priority 1): one\n")
     assert llm.bodies[2]["messages"][-1]["content"] == "denied by the person at the MCP client"
+
+
+async def test_record_replay_and_trace_file(tmp_path: Path, llm: ScriptedOpenAIServer, marker: str) -> None:
+    """--record/--replay apply to every call; --trace-file holds every call's events, renumbered
+    into one seq and tagged with the served tool."""
+    from lait_core.documents.models import McpServerConfig
+
+    root = tmp_path / "p"
+    root.mkdir()
+    config = {"base_url": llm.url, "agents": {"plain": "plain.md"}}
+    (root / "lait.config.yml").write_text(json.dumps(config), encoding="utf-8")
+    (root / "plain.md").write_text("---\nmodel: scripted-model\n---\nAnswer.\n", encoding="utf-8")
+    tapes, trace = tmp_path / "tapes", tmp_path / "trace.jsonl"
+    env = serve_env(tmp_path, marker)
+
+    async def two_calls(*flags: str) -> list[str]:
+        server = McpServerConfig(
+            command=sys.executable,
+            args=["-m", "lait_cli.main", "serve", "--mcp", *flags],
+            cwd=str(root),
+            env={k: env[k] for k in ("PYTHONPATH", "LAIT_TEST_MARKER", "XDG_CONFIG_HOME")},
+        )
+        driver = Driver(McpPool({"lait": server}, base_dir=root, limits=LIMITS))
+        try:
+            return [(await driver.call("agent__plain", {"input": q})).text for q in ("one", "two")]
+        finally:
+            await driver.pool.aclose()
+
+    llm.push(text("first"), text("second"))
+    assert await two_calls("--record", str(tapes), "--trace-file", str(trace)) == ["first", "second"]
+    assert len(list(tapes.glob("*.json"))) == 2
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [e["seq"] for e in events] == list(range(len(events))) and len(events) >= 2
+    assert {e["attributes"]["lait.serve.tool"] for e in events} == {"agent__plain"}
+    before = len(llm.bodies)
+    assert await two_calls("--replay", str(tapes)) == ["first", "second"]
+    assert len(llm.bodies) == before  # nothing reached the model
