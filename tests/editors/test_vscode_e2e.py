@@ -102,6 +102,7 @@ def test_a_quick_fix_is_applied(session: Session, workbench: Workbench) -> None:
     workbench.open_file("workflows/triage.yml")
     workbench.goto(38, 22)
     actions = workbench.code_actions()
+    workbench.picture("vscode-quick-fix")
     assert actions[0] == "Replace with 'reviewer'"
     assert "Suppress LAIT319 on this line" in actions
     workbench.apply_code_action("Replace with 'reviewer'")
@@ -178,6 +179,7 @@ def test_run_workflow_with_approvals_and_an_elicitation_form(session: Session, w
     workbench.answer("shopping")
     # Allow once, then for the session: the third call of the same tool asks nothing.
     assert approval(workbench, "tool__shout").endswith(" one")
+    workbench.picture("vscode-approval")
     workbench.pick("Allow once")
     approval(workbench, "tool__shout")
     workbench.pick("Allow for this session")
