@@ -7,10 +7,12 @@ is a hard error naming the key and the step; no file lait writes holds a secret.
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 from tests.cli.conftest import Lait
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+from tests.processes import running_with_marker
 from tests.records.conftest import CANARY, assert_no_canary
 
 WORKFLOW = """\
@@ -52,6 +54,8 @@ def events_without_timings(path: Path) -> list[dict[str, object]]:
 
 
 def test_record_then_replay_without_the_model_server(project: Lait, server: ScriptedOpenAIServer) -> None:
+    marker = uuid.uuid4().hex
+    project.env["LAIT_TEST_MARKER"] = marker  # every process lait starts (MCP peer, shell tool) inherits it
     project.write("wf.yml", WORKFLOW)
     script(server)
     recorded = project("run", "wf.yml", "cats", "--record", "tape", "--trace-file", "rec.jsonl")
@@ -80,6 +84,7 @@ def test_record_then_replay_without_the_model_server(project: Lait, server: Scri
     tools = [json.loads(line) for line in rep.read_text().splitlines() if '"execute_tool"' in line]
     assert {t["attributes"]["gen_ai.tool.name"] for t in tools} == {"tool__shout", "peer__add"}
     assert assert_no_canary(project.cwd, Path(project.env["XDG_DATA_HOME"])) >= 7
+    assert running_with_marker(marker) == []  # both runs reaped the MCP server and the tool processes
 
 
 def test_a_replay_miss_names_the_key_and_the_step(project: Lait, server: ScriptedOpenAIServer) -> None:
