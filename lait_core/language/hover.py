@@ -57,6 +57,10 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
     if isinstance(hit, FileLink):
         text = file_markdown(project, doc, hit.target, hit.namespace)
         return HoverResult(text, hit.range) if text else None
+    if doc.kind is FileKind.CONFIG:
+        var = prompt_var_hover(index.root, pos)
+        if var is not None:
+            return var
     trail = trail_at(index.root, pos)
     node = trail.node
     if node is None:
@@ -67,6 +71,39 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
     if described is None:
         return None
     return HoverResult(key_markdown(described), node.range)
+
+
+def prompt_var_hover(root: MappingNode | None, pos: Position) -> HoverResult | None:
+    """On ``{{ vars.X }}`` in a named prompt's template: its default, or that it has none."""
+    from lait_core.template import references
+
+    prompts = root.get("prompts") if root is not None else None
+    if not isinstance(prompts, MappingNode):
+        return None
+    for name, _key, prompt in prompts.items():
+        if not isinstance(prompt, MappingNode):
+            continue
+        template = prompt.get("template")
+        if not (
+            isinstance(template, ScalarNode)
+            and isinstance(template.value, str)
+            and template.range.contains(pos)
+        ):
+            continue
+        declared = prompt.get("vars")
+        defaults = {str(k): v for k, _kn, v in declared.items()} if isinstance(declared, MappingNode) else {}
+        for ref in references(template.value):
+            span = template.span(ref.start, ref.end)
+            if ref.root != "vars" or not span.contains(pos):
+                continue
+            head = f"*prompt variable* `vars.{ref.name}` of prompt `{name}`\n\n"
+            default = defaults.get(ref.name)
+            if isinstance(default, ScalarNode):
+                body = f"Default: `{default.value}` (from `vars:`); `--var {ref.name}=VALUE` overrides it."
+            else:
+                body = f"Not declared under `vars:`: every run must pass `--var {ref.name}=VALUE` (LAIT109)."
+            return HoverResult(head + body, span)
+    return None
 
 
 # --------------------------------------------------------------------------------------------

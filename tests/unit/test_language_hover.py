@@ -242,3 +242,28 @@ def test_hover_on_a_registry_entry_shows_the_served_tool(tmp_path: Path) -> None
     rev = at("rev:")
     assert "`agent__rev`" in rev and '"diff"' in rev
     assert "skipped" in at("gone:")
+
+
+def test_hover_on_a_prompt_variable(tmp_path: Path) -> None:
+    text = (
+        "prompts:\n  summary:\n    template: |\n      In {{ vars.words }} words ({{ vars.tone }}): {{ input }}\n"
+        "    vars: {words: '20'}\n"
+    )
+    path = tmp_path / "lait.config.yml"
+    path.write_text(text)
+    project = Project(Linter())
+    doc = Document(path, text, FileKind.CONFIG)
+
+    def at(needle: str) -> Any:
+        start = text.index(needle) + 1
+        return hover_at(
+            project, doc, Position(text.count("\n", 0, start), start - (text.rfind("\n", 0, start) + 1))
+        )
+
+    words = at("words }}")
+    assert words is not None and "Default: `20`" in words.markdown and "--var words=VALUE" in words.markdown
+    assert words.range.start.line == 3 and words.range.end.character - words.range.start.character == len(
+        "words"
+    )
+    tone = at("tone }}")
+    assert tone is not None and "Not declared under `vars:`" in tone.markdown
