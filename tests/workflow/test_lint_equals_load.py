@@ -5,10 +5,11 @@ Two kinds of load-time refusal exist:
 
 1. validating a file (`parse_workflow`, shared by the loader and lint): every error the loader
    raises for any workflow file of the lint corpus is one lint reports at the same place;
-2. the checks a run makes when it loads a child file (`engine/workflow/loader.py`: `child_path`,
+2. the checks a run makes when it loads another file (`engine/workflow/loader.py`: `child_path`,
    `check_nesting`, `check_placement` over the rules of `documents/placement.py`, and the child's
-   own validation): each one is enumerated below, run (the run refuses it) and linted (lint
-   reports the same reason at the calling `workflow:` step).
+   own validation; `engine/workflow/llm_steps.py`: an `agent:` file that is missing or invalid):
+   each one is enumerated below, run (the run refuses it) and linted (lint reports the same reason
+   at the calling step).
 """
 
 from __future__ import annotations
@@ -120,6 +121,16 @@ CHILD_CASES: dict[str, tuple[dict[str, str], str, int]] = {
         {"main.yml": "steps:\n  - jq: .\n  - workflow: nowhere\n", "lait.config.yml": "workflows: {}\n"},
         "is not registered under 'workflows:' in lait.config.yml",
         3,
+    ),
+    "a missing agent file": (
+        {"main.yml": "steps:\n  - jq: .\n  - agent: ./missing.md\n"},
+        "missing.md",
+        3,
+    ),
+    "an agent file that does not validate": (
+        {"main.yml": "steps:\n  - agent: ./bad.md\n", "bad.md": "---\nmodle: x\n---\nHi\n"},
+        "unknown key 'modle' in the agent frontmatter",
+        2,
     ),
     "a child that does not validate": (
         {"main.yml": "steps:\n  - workflow: ./child.yml\n", "child.yml": "steps:\n  - jq: '.['\n"},
