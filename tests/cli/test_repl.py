@@ -164,3 +164,36 @@ def test_sessions_persist_across_repl_runs(lait: Lait, server: ScriptedOpenAISer
     assert _messages(server, 1) == [("user", "one"), ("assistant", "first answer"), ("user", "two")]
     assert len((lait.cwd / ".lait" / "sessions" / "work.jsonl").read_text().splitlines()) == 4
     assert os.environ.get("TERM") != "" or True
+
+
+def test_multi_line_input_and_tab_completion(lait: Lait, server: ScriptedOpenAIServer) -> None:
+    from lait_cli.repl import completions
+
+    assert [c[0] for c in completions("/mo", [])] == ["/model"]
+    assert [c[0] for c in completions("/model f", ["fast", "big"])] == ["fast"]
+    lait.write("lait.config.yml", CONFIG.replace("BASE", server.url))
+    server.push(text("got both lines"), text("and three"))
+    child = _spawn(lait, "chat", "--base-url", server.url, "--model", "m")
+    try:
+        child.expect_exact("m>")
+        child.send("first line\\")
+        child.send("\r")
+        child.send("second line\r")
+        child.expect_exact("got both lines")
+        assert _messages(server, 0) == [("user", "first line\nsecond line")]
+        child.send("one")
+        child.send("\x1b\r")  # Esc-Enter: a new line
+        child.send("two\r")
+        child.expect_exact("and three")
+        assert _messages(server, 1)[-1] == ("user", "one\ntwo")
+        child.send("/model other-al")
+        child.expect_exact("/model other-al")
+        child.send("\t")
+        child.expect_exact("ias")  # the completion's rest appears on the line
+        child.send("\r")
+        child.expect_exact("model: other-alias")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
