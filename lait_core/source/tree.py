@@ -16,15 +16,32 @@ class Node:
 
     __slots__ = ("_loc", "document", "end", "start")
 
-    def __init__(self, start: int, end: int, loc: Loc | Range, document: SourceText | None = None) -> None:
+    def __init__(
+        self, start: int, end: int, loc: Loc | Range | None = None, document: SourceText | None = None
+    ) -> None:
         self.start = start
         self.end = end
-        self._loc: Loc = loc if len(loc) == 4 else (loc[0][0], loc[0][1], loc[1][0], loc[1][1])  # type: ignore[assignment,index]
+        self._loc: Loc | None = (
+            None if loc is None else loc if len(loc) == 4 else (loc[0][0], loc[0][1], loc[1][0], loc[1][1])  # type: ignore[assignment,index]
+        )
+        """Line and character of start and end; None until first asked for (from ``document``)."""
         self.document = document
+
+    def _located(self) -> Loc:
+        loc = self._loc
+        if loc is None:
+            if self.document is None:
+                loc = (0, 0, 0, 0)
+            else:
+                index = self.document.index
+                (sl, sc), (el, ec) = index.position(self.start), index.position(self.end)
+                loc = (sl, sc, el, ec)
+            self._loc = loc
+        return loc
 
     @property
     def range(self) -> Range:
-        sl, sc, el, ec = self._loc
+        sl, sc, el, ec = self._located()
         return Range(Position(sl, sc), Position(el, ec))
 
     @range.setter
@@ -32,8 +49,9 @@ class Node:
         self._loc = (value.start.line, value.start.character, value.end.line, value.end.character)
 
     def set_end(self, end: int, line: int, character: int) -> None:
+        loc = self._located()
         self.end = end
-        self._loc = (self._loc[0], self._loc[1], line, character)
+        self._loc = (loc[0], loc[1], line, character)
 
     @property
     def kind(self) -> str:
@@ -50,13 +68,19 @@ class ScalarNode(Node):
         self,
         start: int,
         end: int,
-        loc: Loc | Range,
+        loc: Loc | Range | None = None,
         document: SourceText | None = None,
         *,
         value: Any = None,
         style: str = "",
     ) -> None:
-        Node.__init__(self, start, end, loc, document)
+        if loc is None:  # the parser's case: no call to Node.__init__ (this is the most common node)
+            self.start = start
+            self.end = end
+            self._loc = None
+            self.document = document
+        else:
+            Node.__init__(self, start, end, loc, document)
         self.value = value
         """The resolved value (YAML 1.2 core schema): str, int, float, bool or None."""
         self.style = style
@@ -113,7 +137,7 @@ class SequenceNode(Node):
         self,
         start: int,
         end: int,
-        loc: Loc | Range,
+        loc: Loc | Range | None = None,
         document: SourceText | None = None,
         *,
         items: list[Node] | None = None,
@@ -147,7 +171,7 @@ class MappingNode(Node):
         self,
         start: int,
         end: int,
-        loc: Loc | Range,
+        loc: Loc | Range | None = None,
         document: SourceText | None = None,
         *,
         pairs: list[tuple[Node, Node]] | None = None,

@@ -1,24 +1,30 @@
 """Parse YAML text into the located tree of :mod:`lait_core.source.tree`.
 
-Events come from libyaml through ``ruamel.yaml.clib`` (pure-Python ruamel events when the C
-extension is missing); the composer below is ours so that
+The structure comes from tree-sitter-yaml (a YAML 1.2 grammar; the last tree of each path is kept so
+an edited text is reparsed only where it changed); the composer (:mod:`lait_core.source.compose`) is
+ours so that
 
 * scalars resolve with the YAML 1.2 core schema (``yes``/``on`` stay strings),
 * duplicate keys, undefined aliases, multiple documents and syntax errors become located
-  diagnostics instead of exceptions,
+  diagnostics instead of exceptions (a syntax error's message comes from libyaml when it rejects the
+  text too: it says what was expected),
 * an alias is expanded as a copy located at its use, under a node budget, so a "billion laughs"
   file is a diagnostic, not an out-of-memory kill.
+
+Checked case by case against the official YAML test suite: tests/conformance/test_yaml_suite.py.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import re
-from collections.abc import Callable
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from lait_core.diagnostics import Diagnostic, Related, Severity
+from lait_core.source.compose import ComposeError, Composer, Offsets, kinds
 from lait_core.source.positions import Position, Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText, mapping_key
 
@@ -27,6 +33,10 @@ ALIAS_NODE_BUDGET = 100_000
 MAX_DEPTH = 128
 """Nesting depth of mappings and sequences; deeper documents are cut off with LAIT001 (no lait file
 comes close, and it bounds the recursion of everything that walks the tree)."""
+
+TREE_SITTER_MAX_LINES = 30_000
+"""Longer texts are read from libyaml's events (:mod:`lait_core.source.events`): tree-sitter-yaml 0.7.2
+stops fitting a text after about 32,768 lines with content."""
 
 CODE_SYNTAX = "LAIT001"
 CODE_DUPLICATE_KEY = "LAIT002"
@@ -81,36 +91,94 @@ class ParsedYaml:
         return not any(p.severity is Severity.ERROR for p in self.problems)
 
 
-class _Frame:
-    __slots__ = ("keys", "node", "pending")
-
-    def __init__(self, node: MappingNode | SequenceNode) -> None:
-        self.node = node
-        self.pending: Node | None = None
-        self.keys: dict[Any, Node] | None = {} if isinstance(node, MappingNode) else None
+_LOCAL = threading.local()
+_LANGUAGE: Any = None
 
 
-def _event_source(text: str) -> Callable[[], Any]:
-    """A function returning the next parse event (None at the end), from libyaml when available."""
-    try:
-        from _ruamel_yaml import CParser
-    except ImportError:  # pragma: no cover - the C extension is a declared dependency
-        from ruamel.yaml import YAML
+def _tree_sitter_parser() -> Any:
+    """This thread's tree-sitter parser for YAML (imported on first use: about 1 ms)."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        global _LANGUAGE
+        import tree_sitter
 
-        events = iter(YAML(typ="safe", pure=True).parse(text))
-        return lambda: next(events, None)
-    parser = CParser(text)
-    get: Callable[[], Any] = parser.get_event
-    return get
+        if _LANGUAGE is None:
+            import tree_sitter_yaml
 
-
-def _event_classes() -> dict[str, type]:
-    from ruamel.yaml import events
-
-    return {"ScalarEvent": events.ScalarEvent}
+            _LANGUAGE = tree_sitter.Language(tree_sitter_yaml.language())
+        parser = _LOCAL.parser = tree_sitter.Parser(_LANGUAGE)
+    return parser
 
 
-_EVENT_CLASSES = _event_classes()
+_RECENT: dict[str, tuple[bytes, Any]] = {}
+"""The last tree of each recently parsed path (UTF-8 texts only), for an incremental reparse."""
+_RECENT_LOCK = threading.Lock()
+_RECENT_MAX = 8
+_CHUNK = 4096
+
+
+def _parse_tree(offsets: Offsets, key: str) -> tuple[Any, bool]:
+    """tree-sitter's tree of the text, and whether it was parsed incrementally: when ``key`` (a path)
+    was parsed lately, only the edited part is parsed again (an editor sends the whole text on each
+    keystroke)."""
+    parser = _tree_sitter_parser()
+    data = offsets.data
+    if not key or offsets.encoding != "utf8":
+        return parser.parse(data, encoding=offsets.encoding), False
+    with _RECENT_LOCK:  # taken out while in use: Tree.edit changes it
+        entry = _RECENT.pop(key, None)
+    incremental = entry is not None
+    if entry is None:
+        tree = parser.parse(data)
+    else:
+        previous, old_tree = entry
+        if previous != data:
+            _edit(old_tree, previous, data)
+        tree = parser.parse(data, old_tree)
+    with _RECENT_LOCK:
+        _RECENT[key] = (data, tree)
+        while len(_RECENT) > _RECENT_MAX:
+            del _RECENT[next(iter(_RECENT))]
+    return tree, incremental
+
+
+def _edit(tree: Any, old: bytes, new: bytes) -> None:
+    """Tell ``tree`` (of ``old``) which bytes changed to make ``new``: one edit from the first to the
+    last differing byte (compared a chunk at a time, then byte by byte)."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start + _CHUNK <= limit and old[start : start + _CHUNK] == new[start : start + _CHUNK]:
+        start += _CHUNK
+    while start < limit and old[start] == new[start]:
+        start += 1
+    room = limit - start  # the common suffix may not overlap the common prefix
+    old_end, new_end = len(old), len(new)
+    while (
+        old_end - start >= _CHUNK
+        and new_end - start >= _CHUNK
+        and old[old_end - _CHUNK : old_end] == new[new_end - _CHUNK : new_end]
+    ):
+        old_end -= _CHUNK
+        new_end -= _CHUNK
+    while len(old) - old_end < room and old[old_end - 1] == new[new_end - 1]:
+        old_end -= 1
+        new_end -= 1
+    tree.edit(
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=_point(old, start),
+        old_end_point=_point(old, old_end),
+        new_end_point=_point(new, new_end),
+    )
+
+
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    return data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters YAML 1.2 does not allow in a stream (section 5.1); tree-sitter-yaml does not check this."""
 
 
 def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -> ParsedYaml:
@@ -118,35 +186,110 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
     src = source or SourceText(text, path)
     result = ParsedYaml(src, None)
     problems = result.problems
+    try:
+        offsets = Offsets(text)
+    except UnicodeEncodeError as exc:
+        problems.append(_error_diagnostic(exc, src))
+        return result
+    if _NOT_PRINTABLE.search(text):
+        problems.append(_syntax_problem(text, src, None))
+        return result
+    if text.count("\n") >= TREE_SITTER_MAX_LINES:
+        from lait_core.source.events import parse_events
+
+        return parse_events(text, path, src)
+    tree, incremental = _parse_tree(offsets, path)
+    stream = tree.root_node
+    if stream.has_error:
+        if incremental:  # error recovery may differ after an incremental parse: locate errors as the CLI does
+            stream = _tree_sitter_parser().parse(offsets.data, encoding=offsets.encoding).root_node
+        problems.append(_syntax_problem(text, src, stream, offsets))
+        return result
+    documents = [child for child in stream.children if child.type == "document"]
+    if not documents:
+        return result
+    composer = _composer(src, offsets, path, problems)
+    collecting = gc.isenabled()
+    if collecting:
+        # The composer allocates tens of thousands of objects and no reference cycles: collections
+        # meanwhile would only scan the heap (several per large file, each one a pause).
+        gc.disable()
+    try:
+        if len(documents) > 1:
+            problems.append(_second_document(documents[1], composer))
+        document = documents[0]
+        composer.directives(document)
+        for child in document.children:
+            if child.type in ("block_node", "flow_node"):
+                result.root = composer.node(child, -1)
+                break
+    except ComposeError as exc:
+        result.root = None
+        del problems[:]
+        pos = src.position(exc.offset)
+        end = src.position(exc.offset + 1) if exc.offset < len(text) and text[exc.offset] != "\n" else pos
+        message = exc.message
+        if exc.code == CODE_SYNTAX and not message.startswith("YAML syntax error"):
+            message = f"YAML syntax error: {message}"
+        problems.append(Diagnostic(exc.code, message, Range(pos, end)))
+    finally:
+        if collecting:
+            gc.enable()
+    return result
+
+
+def _second_document(document: Any, composer: Composer) -> Diagnostic:
+    start = composer.cp(document.start_byte)
+    end = start
+    for child in document.children:
+        if child.type == "---":
+            start, end = composer.cp(child.start_byte), composer.cp(child.end_byte)
+            break
+    return Diagnostic(
+        CODE_SYNTAX,
+        "this file holds more than one YAML document; a lait file is one document (remove the '---' separator)",
+        composer.src.range(start, end),
+    )
+
+
+def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagnostic]) -> Composer:
     anchors: dict[str, Node] = {}
-    stack: list[_Frame] = []
     budget = [ALIAS_NODE_BUDGET]
-    documents = 0
-    root: Node | None = None
-
-    def here(mark: Any) -> Position:
-        return Position(mark.line, mark.column)
-
     reported_aliases: set[str] = set()
+    composer: Composer
 
-    def add(node: Node) -> None:
-        nonlocal root
-        if not stack:
-            if documents == 1:
-                root = node
-            return
-        frame = stack[-1]
-        parent = frame.node
-        if isinstance(parent, SequenceNode):
-            parent.items.append(node)
-            return
-        if frame.pending is None:
-            frame.pending = node
-            return
-        key_node = frame.pending
-        frame.pending = None
+    def apply_tag(tag: str, raw: str, start: int, end: int) -> Any:
+        return _apply_tag(tag, raw, problems, src.range(start, end))
+
+    def anchor(name: str, node: Node) -> None:
+        anchors[name] = node
+
+    def alias(name: str, start: int, end: int) -> Node:
+        use = src.range(start, end)
+        target = anchors.get(name)
+        if target is None:
+            problems.append(Diagnostic(CODE_SYNTAX, f"alias '*{name}' refers to no anchor '&{name}'", use))
+            return ScalarNode(start, end, use, src, value=None)
+        if any(node is target for node in composer.open):
+            problems.append(Diagnostic(CODE_ALIAS, f"alias '*{name}' refers to a node that contains it", use))
+            return ScalarNode(start, end, use, src, value=None)
+        copy = _relocated_copy(target, start, end, use, budget)
+        if copy is None:
+            if name not in reported_aliases:
+                reported_aliases.add(name)
+                problems.append(
+                    Diagnostic(
+                        CODE_ALIAS,
+                        f"alias '*{name}' expands to more than {ALIAS_NODE_BUDGET:,} nodes in"
+                        " this file; expand it by hand or simplify the anchors",
+                        use,
+                    )
+                )
+            return ScalarNode(start, end, use, src, value=None)
+        return copy
+
+    def add_pair(mapping: MappingNode, seen: dict[Any, Node], key_node: Node, value: Node) -> None:
         key = mapping_key(key_node)
-        assert frame.keys is not None
         if key is None:
             problems.append(
                 Diagnostic(
@@ -156,7 +299,7 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                 )
             )
             return
-        first = frame.keys.get(key)
+        first = seen.get(key)
         if first is not None:
             problems.append(
                 Diagnostic(
@@ -167,131 +310,114 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
                 )
             )
             return
-        frame.keys[key] = key_node
-        parent.pairs.append((key_node, node))
+        seen[key] = key_node
+        mapping.pairs.append((key_node, value))
 
-    scalar_event: Any = _EVENT_CLASSES.get("ScalarEvent")
-    from lait_core.cancel import checkpoint
+    kind_ids = kinds(_tree_sitter_parser().language)
+    composer = Composer(src, offsets, kind_ids, resolve_plain, apply_tag, alias, anchor, add_pair, MAX_DEPTH)
+    return composer
 
+
+def _syntax_problem(text: str, src: SourceText, stream: Any, offsets: Offsets | None = None) -> Diagnostic:
+    """The diagnostic for a text that is not YAML: libyaml's message and place when libyaml rejects it
+    too (its messages say what was expected), else the place where tree-sitter-yaml stopped.
+
+    libyaml (YAML 1.1) also rejects tabs that YAML 1.2 allows as separation space, so a tab it
+    reports is LAIT008 only when it really is indentation: in the leading white space of its line, or
+    where a space in its place makes the text valid (``-\t- x``). Otherwise the next problem is looked
+    for."""
+    probe = text
+    for _ in range(_TAB_PROBES):
+        exc = _libyaml_error(probe)
+        if exc is None:
+            break
+        diagnostic = _error_diagnostic(exc, src)
+        if diagnostic.code != CODE_TAB:
+            return diagnostic
+        offset = src.index.offset(diagnostic.range.start)
+        if (
+            probe[offset : offset + 1] != "\t"
+            or stream is None
+            or _in_indentation(src, diagnostic.range.start)
+        ):
+            return diagnostic
+        probe = probe[:offset] + " " + probe[offset + 1 :]
+        fixed = Offsets(probe)
+        if not _tree_sitter_parser().parse(fixed.data, encoding=fixed.encoding).root_node.has_error:
+            return diagnostic
+    if stream is None:
+        match = _NOT_PRINTABLE.search(text)
+        offset = match.start() if match else 0
+        code = ord(text[offset]) if match else 0
+        return Diagnostic(
+            CODE_SYNTAX,
+            f"YAML syntax error: character #x{code:04x} is not allowed in YAML text",
+            src.range(offset, offset + 1),
+        )
+    offset, message = _tree_sitter_error(stream, offsets or Offsets(text))
+    while offset < len(text) and text[offset] in " \r\n":
+        offset += 1
+    pos = src.position(offset)
+    end = src.position(offset + 1) if offset < len(text) and text[offset] != "\n" else pos
+    if offset < len(text) and text[offset] == "\t" and _in_indentation(src, pos):
+        return Diagnostic(CODE_TAB, _TAB_MESSAGE, Range(pos, end))
+    return Diagnostic(CODE_SYNTAX, message, Range(pos, end))
+
+
+_TAB_PROBES = 16
+_TAB_MESSAGE = "tab character where YAML expects spaces; indent with spaces"
+
+
+def _in_indentation(src: SourceText, pos: Position) -> bool:
+    """True when ``pos`` is in the leading white space of its line (a tab there is indentation)."""
+    return not src.index.line_text(pos.line)[: pos.character].strip(" \t")
+
+
+def _tree_sitter_error(stream: Any, offsets: Offsets) -> tuple[int, str]:
+    """Where tree-sitter-yaml's parse went wrong: a missing token, or the end of the first stretch of
+    text it could not fit (the start of an inner one, when it nests)."""
+    generic = "YAML syntax error: this text does not fit the YAML structure around it"
+    stack = [stream]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            return offsets.cp(node.start_byte), f"YAML syntax error: missing '{node.type}'"
+        if node.type == "ERROR":
+            for child in node.children:
+                if child.type == "ERROR":
+                    return offsets.cp(child.start_byte), generic
+                if child.is_missing:
+                    return offsets.cp(child.start_byte), f"YAML syntax error: missing '{child.type}'"
+            return offsets.cp(node.end_byte), generic
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return 0, generic
+
+
+def _libyaml_error(text: str) -> Exception | None:
+    """The error libyaml (through ruamel.yaml.clib) raises on ``text``, or None when it reads it."""
     try:
-        get_event = _event_source(text)
-        count = 0
+        from _ruamel_yaml import CParser
+    except ImportError:  # pragma: no cover - the C extension is a declared dependency
+        return None
+    try:
+        parser = CParser(text)
+        depth = 0
         while True:
-            event: Any = get_event()
+            event = parser.get_event()
             if event is None:
-                break
-            count += 1
-            if not count & 511:
-                checkpoint()
-            if event.__class__ is scalar_event:
-                sm, em = event.start_mark, event.end_mark
-                style = event.style or ""
-                raw = event.value
-                value: Any = raw
-                tag = event.tag
-                if tag and tag != "!":
-                    value = _apply_tag(
-                        tag, raw, problems, Range(Position(sm.line, sm.column), Position(em.line, em.column))
-                    )
-                elif not style and event.implicit[0] and raw and raw[0] in _MAYBE_SPECIAL:
-                    value = resolve_plain(raw)
-                elif not style and not raw and event.implicit[0]:
-                    value = None
-                node: Node = ScalarNode(
-                    sm.index,
-                    em.index,
-                    (sm.line, sm.column, em.line, em.column),
-                    src,
-                    value=value,
-                    style=style,
-                )
-                if event.anchor:
-                    anchors[event.anchor] = node
-                if stack:
-                    frame = stack[-1]
-                    if frame.keys is None:
-                        frame.node.items.append(node)  # type: ignore[union-attr]
-                        continue
-                    if frame.pending is None:
-                        frame.pending = node
-                        continue
-                add(node)
-                continue
+                return None
             name = event.__class__.__name__
             if name in ("MappingStartEvent", "SequenceStartEvent"):
-                sm = event.start_mark
-                cls = MappingNode if name == "MappingStartEvent" else SequenceNode
-                collection = cls(
-                    sm.index,
-                    sm.index,
-                    (sm.line, sm.column, sm.line, sm.column),
-                    src,
-                    flow=bool(event.flow_style),
-                )
-                if event.anchor:
-                    anchors[event.anchor] = collection
-                add(collection)
-                stack.append(_Frame(collection))
-                if len(stack) > MAX_DEPTH:
-                    raise _TooDeep(sm)
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return _TooDeep(event.start_mark)
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
-                frame = stack.pop()
-                em = event.end_mark
-                frame.node.set_end(em.index, em.line, em.column)
-                if frame.pending is not None:  # a key without value cannot happen with libyaml
-                    frame.pending = None
-            elif name == "AliasEvent":
-                sm, em = event.start_mark, event.end_mark
-                use = Range(here(sm), here(em))
-                target = anchors.get(event.anchor)
-                if target is None:
-                    problems.append(
-                        Diagnostic(
-                            CODE_SYNTAX, f"alias '*{event.anchor}' refers to no anchor '&{event.anchor}'", use
-                        )
-                    )
-                    add(ScalarNode(sm.index, em.index, use, src, value=None))
-                elif any(f.node is target for f in stack):
-                    problems.append(
-                        Diagnostic(
-                            CODE_ALIAS, f"alias '*{event.anchor}' refers to a node that contains it", use
-                        )
-                    )
-                    add(ScalarNode(sm.index, em.index, use, src, value=None))
-                else:
-                    copy = _relocated_copy(target, sm.index, em.index, use, budget)
-                    if copy is None:
-                        if event.anchor not in reported_aliases:
-                            reported_aliases.add(event.anchor)
-                            problems.append(
-                                Diagnostic(
-                                    CODE_ALIAS,
-                                    f"alias '*{event.anchor}' expands to more than {ALIAS_NODE_BUDGET:,} nodes in"
-                                    " this file; expand it by hand or simplify the anchors",
-                                    use,
-                                )
-                            )
-                        add(ScalarNode(sm.index, em.index, use, src, value=None))
-                    else:
-                        add(copy)
-            elif name == "DocumentStartEvent":
-                documents += 1
-                if documents == 2:
-                    problems.append(
-                        Diagnostic(
-                            CODE_SYNTAX,
-                            "this file holds more than one YAML document; a lait file is one document"
-                            " (remove the '---' separator)",
-                            Range(here(event.start_mark), here(event.end_mark)),
-                        )
-                    )
-    except Exception as exc:  # libyaml/ruamel errors of every kind become one located diagnostic
-        problems.append(_error_diagnostic(exc, src))
-        return result
-    result.root = root
-    if root is not None and _YAML11_BREAKS.search(text):
-        _locate_by_offsets(root, src)
-    return result
+                depth -= 1
+            elif name == "StreamEndEvent":
+                return None
+    except Exception as exc:  # libyaml/ruamel errors of every kind
+        return exc
 
 
 def _apply_tag(tag: str, raw: str, problems: list[Diagnostic], rng: Range) -> Any:
@@ -339,27 +465,6 @@ def _relocated_copy(target: Node, start: int, end: int, use: Range, budget: list
         return None
 
 
-_YAML11_BREAKS = re.compile("[\u0085\u2028\u2029]")
-
-
-def _locate_by_offsets(root: Node, src: SourceText) -> None:
-    """libyaml (YAML 1.1) also ends lines at U+0085/U+2028/U+2029, LSP and :class:`LineIndex` do not:
-    when the text has one, every node's line/column is recomputed from its code-point offsets."""
-    index = src.index
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.document is src:
-            start, end = index.position(node.start), index.position(node.end)
-            node._loc = (start.line, start.character, end.line, end.character)
-        if isinstance(node, MappingNode):
-            for k, v in node.pairs:
-                stack.append(k)
-                stack.append(v)
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.items)
-
-
 class _BudgetExceeded(Exception):
     pass
 
@@ -396,7 +501,7 @@ def _error_diagnostic(exc: Exception, src: SourceText) -> Diagnostic:
     if offset < len(text) and text[offset] == "\t":
         return Diagnostic(
             CODE_TAB,
-            "tab character where YAML expects spaces; indent with spaces",
+            _TAB_MESSAGE,
             rng,
         )
     problem = getattr(exc, "problem", None)

@@ -83,7 +83,8 @@ rule(
     "tab-indentation",
     E,
     "A tab character is used where YAML needs spaces.",
-    "YAML forbids tabs for indentation; editors that insert tabs produce files every YAML parser rejects.",
+    "YAML forbids tabs for indentation; editors that insert tabs produce files every YAML parser rejects. "
+    "A tab as separation space (`key:\tvalue`, `-\tvalue`) is valid YAML 1.2 and is not reported.",
     Example("steps:\n\t- jq: '.'\n"),
     OK,
 )
