@@ -74,7 +74,7 @@ def test_a_tab_as_separation_space_is_no_diagnostic_but_indentation_is() -> None
 @pytest.mark.parametrize(
     "text",
     [
-        "名前: 😀 and 日本\nnext: [é, \"ü😀\"]\nblock: |\n  😀 x\n",  # UTF-8 with placeholders
+        '名前: 😀 and 日本\nnext: [é, "ü😀"]\nblock: |\n  😀 x\n',  # UTF-8 with placeholders
         "\ufeffname: 😀 é\nnext: x\n",  # a byte-order mark: UTF-16
     ],
 )
@@ -121,3 +121,15 @@ def test_texts_too_long_for_tree_sitter_are_read_from_libyaml_events() -> None:
     steps = parsed.root.to_python()["steps"]
     assert len(steps) == lines
     assert steps[-1] == {"jq": f".{lines - 1}"}
+
+
+def test_a_cancelled_lint_stops_in_the_composer() -> None:
+    """The language server cancels a stale lint; the reader stops at its next checkpoint."""
+    from lait_core.cancel import Cancelled, CancelToken, cancellable
+
+    text = "steps:\n" + "".join(f"  - id: s{i}\n    jq: '.'\n" for i in range(2000))
+    token = CancelToken()
+    token.cancel()
+    with cancellable(token), pytest.raises(Cancelled):
+        parse_yaml(text, "cancel.yml")
+    assert parse_yaml(text, "cancel.yml").problems == []  # and the next parse is whole
