@@ -38,6 +38,11 @@ TREE_SITTER_MAX_LINES = 30_000
 """Longer texts are read from libyaml's events (:mod:`lait_core.source.events`): tree-sitter-yaml 0.7.2
 stops fitting a text after about 32,768 lines with content."""
 
+_DEEP_LINE = re.compile(r"^[ \t?:-]{150}", re.MULTILINE)
+"""A line that starts with 150 characters of indentation and block indicators: block nesting that
+deep (more than MAX_DEPTH anyway) overflows tree-sitter-yaml 0.7.2's indentation stack (a crash at
+about 250 levels), so such a text is read from libyaml's events too."""
+
 CODE_SYNTAX = "LAIT001"
 CODE_DUPLICATE_KEY = "LAIT002"
 CODE_ALIAS = "LAIT003"
@@ -194,7 +199,7 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
     if _NOT_PRINTABLE.search(text):
         problems.append(_syntax_problem(text, src, None))
         return result
-    if text.count("\n") >= TREE_SITTER_MAX_LINES:
+    if text.count("\n") >= TREE_SITTER_MAX_LINES or _DEEP_LINE.search(text):
         from lait_core.source.events import parse_events
 
         return parse_events(text, path, src)

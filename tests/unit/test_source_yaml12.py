@@ -133,3 +133,15 @@ def test_a_cancelled_lint_stops_in_the_composer() -> None:
     with cancellable(token), pytest.raises(Cancelled):
         parse_yaml(text, "cancel.yml")
     assert parse_yaml(text, "cancel.yml").problems == []  # and the next parse is whole
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["".join(" " * i + f"k{i}:\n" for i in range(300)), "- " * 300 + "x\n"],
+    ids=["indented", "compact"],
+)
+def test_block_nesting_deeper_than_tree_sitter_takes_is_a_located_error(text: str) -> None:
+    """tree-sitter-yaml 0.7.2 crashes at about 250 levels of block nesting: such texts go to libyaml."""
+    (problem,) = parse_yaml(text, "deep.yml").problems
+    assert problem.code == "LAIT001"
+    assert "nested more than 128 levels" in problem.message
