@@ -109,6 +109,7 @@ def _register() -> None:
         schema,
         serve,
         sessions,
+        test,
         trace,
     )
 
@@ -135,6 +136,7 @@ def _register() -> None:
     history.register(app)
     cache.register(app)
     runs.register(app)
+    test.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

@@ -1,0 +1,61 @@
+"""`lait test PATH...`: run test files against their cassettes and check their assertions (spec
+tools-mcp-cli 7.6). The work is in ``lait_core.testing``; this layer parses options, prints the
+text or JSON report to stdout and exits 1 when anything failed (2 for a bad target)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lait_cli.main import fail
+from lait_cli.options import ApproveToolsOption, ConfigOption, NoConfigOption, VerboseOption
+from lait_cli.runner import Common
+
+HELP = (
+    "Run test files (a workflow replayed from its cassette, then assertions on its output and "
+    "trajectory). Directories are searched for .yml/.yaml files."
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="test", help=HELP)(test)
+
+
+def test(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Test files or directories.")],
+    format_: Annotated[str, typer.Option("--format", metavar="text|json", help="Report format.")] = "text",
+    approve_tools: ApproveToolsOption = False,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+    verbose: VerboseOption = 0,
+) -> None:
+    from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded, usage_error
+    from lait_core.testing.runner import TargetError, discover, run_files, text_report
+
+    if format_ not in ("text", "json"):
+        usage_error(f"--format must be text or json (got '{format_}')")
+    try:
+        files = discover(paths)
+    except TargetError as exc:
+        raise fail(str(exc), 2) from None
+    common = Common(config, no_config, verbose, approve_tools).merged()
+    config_model, config_dir = load_run_config(common)
+
+    async def go(_interrupts: object) -> list[object]:
+        return list(await run_files(files, config_model, config_dir, approve_tools=common.approve_tools))
+
+    results, code = run_guarded(go, make_terminal(common))
+    if results is None:
+        finish(code)
+    from lait_core.testing.runner import FileResult
+
+    typed = [r for r in results if isinstance(r, FileResult)]
+    if format_ == "json":
+        sys.stdout.write(json.dumps([r.as_json() for r in typed], ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(text_report(typed))
+    finish(0 if all(r.passed for r in typed) else 1)
