@@ -53,10 +53,13 @@ def lint(
         files = [p for p in paths if p != "-"]
         result = linter.lint_paths(files, only_lait_files=only_lait_files) if files else LintResult()
         if "-" in paths:
-            from lait_core.source.files import decode
+            from lait_core.source.files import StreamTooLarge, decode, read_stream
 
             name = stdin_filename or "stdin.yml"
-            loaded = decode(sys.stdin.buffer.read())
+            try:
+                loaded = decode(read_stream(sys.stdin.buffer))
+            except StreamTooLarge as exc:
+                raise fail(f"standard input is larger than {exc}; lait reads at most that much", 3) from None
             if loaded.text is None:
                 assert loaded.problem is not None
                 diags = [loaded.problem.at(name)]

@@ -166,7 +166,12 @@ def read_optional_prompt(argument: str | None) -> str | None:
     trailing ``\\r``/``\\n`` are stripped. None when there is neither."""
     piped: str | None = None
     if argument == "-" or not _stdin_is_tty():
-        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+        from lait_core.source.files import StreamTooLarge, read_stream
+
+        try:
+            data = read_stream(sys.stdin.buffer) if sys.stdin is not None else b""
+        except StreamTooLarge as exc:
+            raise fail(f"standard input is larger than {exc}; lait reads at most that much") from None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:

@@ -128,6 +128,9 @@ class Interrupts:
 
     sigint: int = 0
     sigterm: int = 0
+    """SIGTERM and SIGHUP both count here."""
+    exit_code: int = 0
+    """The status the first terminating signal asks for (143 or 129)."""
     groups: list[int] = field(default_factory=list)
     stderr: TextIO | None = None
 
@@ -136,10 +139,11 @@ class Interrupts:
         self.groups.append(pid)
 
     def kill_groups(self) -> None:
-        from lait_core.engine.process import kill_group
+        from lait_core.engine.process import kill_group, kill_live_groups
 
         for pgid in self.groups:
             kill_group(pgid)
+        kill_live_groups()
 
 
 def prompt_threads_alive() -> bool:
@@ -161,6 +165,8 @@ def exit_now(code: int) -> None:
 
 SIGTERM_EXIT = 128 + signal.SIGTERM
 """143: the conventional status of a process ended by SIGTERM."""
+SIGHUP_EXIT = 128 + signal.SIGHUP
+"""129: the conventional status of a process ended by SIGHUP (closed terminal, lost SSH session)."""
 
 
 def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> _T:
@@ -170,7 +176,8 @@ def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> 
     (killing and reaping tool process trees, closing connections) then runs and
     ``asyncio.CancelledError`` propagates to the caller. The second SIGINT kills the tool process
     groups spawned so far and exits with 130 immediately. SIGTERM kills those groups at once,
-    cancels the task so its cleanup reaps them, and exits with 143.
+    cancels the task so its cleanup reaps them, and exits with 143; SIGHUP (the terminal closed)
+    does the same and exits with 129.
     """
     stderr = interrupts.stderr or sys.stderr
     loop = asyncio.new_event_loop()
@@ -187,27 +194,33 @@ def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> 
         interrupts.kill_groups()
         exit_now(130)
 
-    def on_sigterm() -> None:
-        # A supervisor (timeout(1), systemd, an editor) wants lait gone: kill every child group at
-        # once (tool processes, MCP servers), let the run's own cleanup reap them, exit 143.
+    def on_terminate(code: int) -> None:
+        # A supervisor (timeout(1), systemd, an editor) or a hang-up wants lait gone: kill every
+        # child group at once (tool processes, MCP servers), let the run's own cleanup reap them,
+        # exit 143 (129 after SIGHUP).
         interrupts.sigterm += 1
+        interrupts.exit_code = interrupts.exit_code or code
         interrupts.kill_groups()
         if interrupts.sigterm == 1:
             task.cancel()
             return
-        exit_now(SIGTERM_EXIT)
+        exit_now(interrupts.exit_code)
 
     installed = False
     try:
         if threading.current_thread() is threading.main_thread():
             loop.add_signal_handler(signal.SIGINT, on_sigint)
-            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+            loop.add_signal_handler(signal.SIGTERM, on_terminate, SIGTERM_EXIT)
+            if hasattr(signal, "SIGHUP"):
+                loop.add_signal_handler(signal.SIGHUP, on_terminate, SIGHUP_EXIT)
             installed = True
         return loop.run_until_complete(task)
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
             loop.remove_signal_handler(signal.SIGTERM)
+            if hasattr(signal, "SIGHUP"):
+                loop.remove_signal_handler(signal.SIGHUP)
             if interrupts.sigint:
                 # the run is over, but the process is not: a further Ctrl-C while it winds down
                 # (printing, interpreter shutdown) is still the second one
@@ -219,7 +232,7 @@ def run_interruptible(coro: Coroutine[Any, Any, _T], interrupts: Interrupts) -> 
             asyncio.set_event_loop(None)
             loop.close()
             if interrupts.sigterm:
-                exit_now(SIGTERM_EXIT)
+                exit_now(interrupts.exit_code or SIGTERM_EXIT)
 
 
 def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:

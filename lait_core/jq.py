@@ -117,7 +117,6 @@ _CODE_SPECIAL = re.compile(r'["#()\[\]{}]')
 _STRING_SPECIAL = re.compile(r'["\\]')
 _SIMPLE_STRING = re.compile(r'"(?:[^"\\]|\\[^(])*"')
 _NON_BRACKET = re.compile(r"[^()\[\]{}]+")
-_BRACKET_PAIR = re.compile(r"\(\)|\[\]|\{\}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CLOSER: Final = {"(": ")", "[": "]", "{": "}"}
 _INTERPOLATION: Final = "\\("
@@ -133,6 +132,8 @@ class _Lexed:
     """Sorted spans of string-literal text and comments: what is not code."""
     has_code: bool
     """Something other than whitespace and comments."""
+    deep_at: int | None = None
+    """The offset of the first bracket nested deeper than :data:`MAX_DEPTH` (None: not that deep)."""
 
 
 def _string_from(src: str, i: int) -> tuple[int, _StringEnd]:
@@ -182,6 +183,7 @@ def _lex(src: str) -> _Lexed:
     last = 0
     i = 0
     n = len(src)
+    deep_at: int | None = None
     search = _CODE_SPECIAL.search
     while i < n:
         m = search(src, i)
@@ -204,6 +206,8 @@ def _lex(src: str) -> _Lexed:
         resume = c == '"'
         if c in _CLOSER:
             stack.append(c)
+            if deep_at is None and len(stack) > MAX_DEPTH:
+                deep_at = start
         elif c in ")]}":
             top = stack.pop() if stack else None
             if top == _INTERPOLATION and c == ")":
@@ -216,11 +220,13 @@ def _lex(src: str) -> _Lexed:
             last = i
             if how == "interpolation":
                 stack.append(_INTERPOLATION)
+                if deep_at is None and len(stack) > MAX_DEPTH:
+                    deep_at = i - 2
             elif how == "eof":
                 contained = False
     if stack:
         contained = False
-    return _Lexed(contained, tuple(inert), has_code)
+    return _Lexed(contained, tuple(inert), has_code, deep_at)
 
 
 def _contained(src: str) -> bool:
@@ -230,13 +236,127 @@ def _contained(src: str) -> bool:
     rest = _SIMPLE_STRING.sub("", src) if '"' in src else src
     if '"' in rest or "#" in rest or "\\" in rest:
         return _lex(src).contained
-    brackets = _NON_BRACKET.sub("", rest)
-    while brackets:
-        reduced = _BRACKET_PAIR.sub("", brackets)
-        if reduced == brackets:
+    stack: list[str] = []  # linear: a 60 KB expression of nested parentheses is no special case
+    for c in _NON_BRACKET.sub("", rest):
+        if c in _CLOSER:
+            stack.append(c)
+        elif not stack or _CLOSER[stack.pop()] != c:
             return False
-        brackets = reduced
-    return True
+    return not stack
+
+
+def _may_nest_too_deep(expr: str) -> bool:
+    return expr.count("(") + expr.count("[") + expr.count("{") > MAX_DEPTH
+
+
+def _nesting_error(expr: str) -> JqSyntaxError | None:
+    """Nesting deeper than :data:`MAX_DEPTH`, found by lait's lexer before libjq sees the source
+    (libjq gives up at 10,000 levels; nothing real nests a thousand deep)."""
+    if not _may_nest_too_deep(expr):
+        return None
+    at = _lex(expr).deep_at
+    if at is None:
+        return None
+    return JqSyntaxError(_TOO_DEEP.format("expression"), at, at + 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Module directives: libjq opens the files of ``import``/``include`` itself, with a plain blocking
+# open() and no size limit. Before it sees such an expression, lait finds every file libjq could
+# open for it -- each string of the expression taken as a module name and as a search directory
+# (absolute, or relative to the working directory as libjq takes them), plus ``~/.jq`` -- and
+# refuses the expression when one of them exists but is not a regular file (a FIFO would freeze
+# the linter) or is larger than 16 MiB. Module files found are scanned the same way, up to
+# 64 files deep.
+
+_MODULE_KEYWORD = re.compile(r"(?<![A-Za-z0-9_$])(?:import|include)(?![A-Za-z0-9_])")
+_MAX_MODULE_FILES: Final = 64
+
+
+def _has_module_directive(expr: str) -> bool:
+    return ("import" in expr or "include" in expr) and _MODULE_KEYWORD.search(_code_tokens(expr)) is not None
+
+
+def _strings_of(expr: str) -> list[str]:
+    found = []
+    for start, end in _lex(expr).inert:
+        if expr[start] != '"' or not expr.endswith('"', start, end) or end - start < 2:
+            continue
+        try:
+            value = json.loads(expr[start:end])
+        except ValueError:
+            continue
+        if isinstance(value, str) and value and "\0" not in value:
+            found.append(value)
+    return found
+
+
+def _module_candidates(strings: list[str], origin: str | None) -> Iterable[str]:
+    import os
+
+    dirs = ["~/.jq", *strings]
+    if origin is not None:
+        dirs.append(origin)
+    for directory in dict.fromkeys(os.path.expanduser(d) for d in dirs):
+        bases = (
+            [directory]
+            if os.path.isabs(directory) or origin is None
+            else [directory, os.path.join(origin, directory)]
+        )
+        for base in bases:
+            for name in strings:
+                last = name.rstrip("/").rsplit("/", 1)[-1]
+                for ext in (".jq", ".json"):
+                    yield os.path.join(base, name + ext)
+                    yield os.path.join(base, name, last + ext)
+
+
+def _module_error(expr: str) -> JqSyntaxError | None:
+    """Why libjq must not load the modules ``expr`` names (see above); None when it may."""
+    if not _has_module_directive(expr):
+        return None
+    import os
+    import stat
+
+    from lait_core.source.files import MAX_FILE_BYTES, FileRefused, read_bounded
+
+    pending: list[tuple[str, str | None]] = [(expr, None)]
+    seen: set[str] = set()
+    while pending and len(seen) <= _MAX_MODULE_FILES:
+        source, origin = pending.pop()
+        for candidate in _module_candidates(_strings_of(source), origin):
+            key = os.path.abspath(candidate)
+            if key in seen:
+                continue
+            try:
+                info = os.stat(candidate)
+            except (OSError, ValueError):
+                continue
+            seen.add(key)
+            if not stat.S_ISREG(info.st_mode):
+                if stat.S_ISDIR(info.st_mode):
+                    continue
+                return JqSyntaxError(
+                    f"a jq module path is not a regular file: {_refusal(candidate, info.st_mode)}"
+                )
+            if info.st_size > MAX_FILE_BYTES:
+                return JqSyntaxError(f"the jq module '{candidate}' is larger than 16 MiB")
+            if candidate.endswith(".jq") and len(seen) <= _MAX_MODULE_FILES:
+                try:
+                    text = read_bounded(candidate).decode("utf-8", "replace")
+                except FileRefused as exc:
+                    return JqSyntaxError(f"a jq module path is not a regular file: {exc}")
+                except OSError:
+                    continue
+                if _has_module_directive(text):
+                    pending.append((text, os.path.dirname(key)))
+    return None
+
+
+def _refusal(path: str, mode: int) -> str:
+    from lait_core.source.files import not_regular
+
+    return str(not_regular(path, mode))
 
 
 _REFERENCE_ROOT = re.compile(r"\$(steps|inputs)(?![A-Za-z0-9_]|::)")
@@ -366,6 +486,9 @@ def _check_alone(expr: str) -> JqSyntaxError | None:
         return JqSyntaxError(
             "the jq expression contains a lone surrogate (invalid Unicode)", bad.start(), bad.end()
         )
+    problem = _nesting_error(expr) or _module_error(expr)
+    if problem is not None:
+        return problem
     try:
         _libjq.compile(expr, args=_compile_args())
     except ValueError as exc:
@@ -394,6 +517,8 @@ def _batchable(expr: str) -> bool:
     return (
         len(expr.encode("utf-8", "surrogatepass")) <= MAX_SOURCE_BYTES
         and _BATCH_PREFIX not in expr
+        and not _may_nest_too_deep(expr)
+        and not _has_module_directive(expr)
         and _contained(expr)
     )
 
@@ -715,6 +840,8 @@ def evaluate(
     ``$steps`` and ``$inputs`` are ``{}`` when not given, ``$loop`` is ``null``.
     """
     error = check_syntax(expr)
+    if error is None:
+        error = _module_error(expr)  # again: the files may have changed since the cached check
     if error is not None:
         raise JqError(f"invalid jq expression: {error.message}")
     globals_ = {"steps": dict(steps or {}), "inputs": dict(inputs or {}), "loop": loop}

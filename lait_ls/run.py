@@ -52,6 +52,8 @@ class RunState:
     dialogs: DialogState = field(default_factory=DialogState)
     active: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     approve_tools: str = "always"
+    shut_down: bool = False
+    """The client sent ``shutdown`` (``exit`` then ends with status 0, else 1)."""
     children: dict[str, set[int]] = field(default_factory=dict)
     """Per run in flight: the pids (process-group leaders) of every child it spawned -- tool
     processes and MCP servers -- for killing them when the server itself is terminated."""
@@ -194,8 +196,10 @@ def _unsaved(ls: LaitServer, uri: str, path: Path) -> bool:
     """Is ``uri`` open in the editor with a text other than the file's (a run reads the file)?"""
     if uri not in ls.open_uris:
         return False
+    from lait_core.source.files import read_bounded
+
     try:
-        saved = path.read_bytes().decode("utf-8")
+        saved = read_bounded(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     return ls.text_of(uri).replace("\r\n", "\n") != saved.replace("\r\n", "\n")
@@ -210,11 +214,13 @@ def _names(path: Path | None, kind: str) -> dict[str, Any]:
         return {}
     from lait_core.language.run_targets import run_target
     from lait_core.lint.discovery import FileKind
+    from lait_core.source.files import read_bounded
 
     try:
-        target = run_target(FileKind.AGENT if kind == "agent" else FileKind.WORKFLOW, path.read_text("utf-8"))
+        text = read_bounded(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return {}
+    target = run_target(FileKind.AGENT if kind == "agent" else FileKind.WORKFLOW, text)
     return {"name": target.name} if target is not None and target.name else {}
 
 
@@ -384,12 +390,14 @@ def _is_user_error(exc: BaseException) -> bool:
 
 
 def kill_children(state: RunState) -> None:
-    """SIGKILL the process group of every child of every run in flight (no waiting, no asyncio)."""
-    from lait_core.engine.process import kill_group
+    """SIGKILL the process group of every child of every run in flight, and every group the process
+    spawned and has not reaped yet (no waiting, no asyncio)."""
+    from lait_core.engine.process import kill_group, kill_live_groups
 
     for pids in list(state.children.values()):
         for pid in list(pids):
             kill_group(pid)
+    kill_live_groups()
 
 
 def install_signal_handlers(ls: LaitServer) -> None:
@@ -464,7 +472,28 @@ def register(server: LaitServer) -> None:
     async def shutdown(ls: LaitServer, params: Any) -> None:
         """Runs in flight are cancelled and *finished* (tool processes killed, MCP servers closed)
         before the shutdown is answered: the editor may exit right after it."""
+        state = state_of(ls)
+        state.shut_down = True
         await cancel_all(ls)
+        kill_children(state)  # whatever did not wind down within cancel_all's limit
+
+    @server.feature(lsp.EXIT)
+    def exit_now(ls: LaitServer, params: Any) -> None:
+        """``exit`` (with or without ``shutdown`` first): kill every child group at once and leave.
+
+        pygls would close the output and raise ``SystemExit`` inside the event loop; runs still in
+        flight would then report to a closed stream while they wind down, and each failed write
+        is itself reported the same way, so the server neither exits nor answers. Nothing is left
+        to finish after ``shutdown``, and without one the editor wants the server gone now."""
+        import os
+        import sys
+
+        state = state_of(ls)
+        kill_children(state)
+        for stream in (sys.stderr, sys.stdout):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(0 if state.shut_down else 1)
 
     @server.feature(STATUS)
     def lait_status(ls: LaitServer, params: Any) -> dict[str, Any]:

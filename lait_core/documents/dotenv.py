@@ -134,10 +134,14 @@ def dotenv_values(folder: Path, display: str = ".env") -> dict[str, str]:
 
     An unreadable or malformed file raises :class:`DotenvError`.
     """
+    from lait_core.source.files import FileRefused, read_bounded
+
     try:
-        text = (folder / ".env").read_text(encoding="utf-8")
+        text = read_bounded(folder / ".env").decode("utf-8")  # a FIFO is refused, never opened
     except FileNotFoundError:
         return {}
+    except FileRefused as exc:
+        raise DotenvError(f"failed to read '{display}': {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DotenvError(f"failed to read '{display}': {exc}") from None
     return parse_dotenv(text, display)

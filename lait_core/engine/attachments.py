@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lait_core.source.files import MAX_FILE_BYTES, decode
+from lait_core.source.files import FileRefused, FileTooLarge, decode, read_bounded
 
 FILES_LIMIT = 10 * 1024 * 1024
 """Attached files may be 10 MiB together."""
@@ -24,13 +24,13 @@ class AttachmentError(Exception):
 
 def read_bytes(path: Path, what: str) -> bytes:
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+        return read_bounded(path)
+    except FileTooLarge:
+        raise AttachmentError(f"{what} '{path}' is larger than 16 MiB") from None
+    except FileRefused as exc:
+        raise AttachmentError(f"cannot read {what}: {exc}") from None
     except OSError as exc:
         raise AttachmentError(f"cannot read {what} '{path}': {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise AttachmentError(f"{what} '{path}' is larger than 16 MiB")
-    return data
 
 
 def read_text(path: Path, what: str) -> str:

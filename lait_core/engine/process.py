@@ -3,6 +3,18 @@ in its own process group (a new session), stdout/stderr captured with a per-stre
 timeout, and -- on a cap, a timeout or cancellation -- the whole group killed with SIGKILL and the
 child reaped before the call returns or re-raises.
 
+Every child lait starts (tool commands, ``run:`` steps, stdio MCP servers, jq workers) is spawned
+through :func:`spawn`, which
+
+* spawns even when the caller is cancelled mid-spawn (asyncio's own clean-up of a subprocess
+  cancelled while its pipes connect can wait for ever when a grandchild holds the pipes), and then
+  kills and reaps what it spawned before re-raising;
+* refuses an argv or environment holding a NUL byte with a :class:`ProcessError` (no program can
+  receive one; Python would raise ``ValueError``);
+* records the child's process group in a process-wide registry until :func:`kill_and_reap` has
+  killed and reaped it, so that signal handlers (SIGINT twice, SIGTERM, SIGHUP) and interpreter
+  exit can SIGKILL every group still alive (:func:`kill_live_groups`).
+
 Descendants that leave the group (``setsid``, double forks into new sessions) cannot be reached;
 that is the limit of process groups. On Windows there is no process group here (a Job Object
 would be the equivalent); only the child itself is killed.
@@ -11,12 +23,14 @@ would be the equivalent); only the child itself is killed.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 MIB = 1024 * 1024
 OUTPUT_CAP = 16 * MIB
@@ -115,25 +129,19 @@ async def run_process(
         raise ProcessError("empty command")
     program = argv[0]
     posix = sys.platform != "win32"
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            start_new_session=posix,
-        )
-    except OSError as exc:
-        raise SpawnError(program, exc) from exc
+    proc = await spawn(
+        argv,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        on_spawn=on_spawn,
+    )
     out = bytearray()
     err = bytearray()
     pumps: list[asyncio.Task[None]] = []
-    finished = False
     try:
-        if on_spawn is not None:
-            on_spawn(proc.pid)
         if proc.stdin is not None:
             if stdin:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -151,13 +159,13 @@ async def run_process(
                 returncode = await proc.wait()
         except TimeoutError:
             raise ProcessTimeout(program, timeout or 0) from None
-        finished = True
         return Completed(tuple(argv), returncode, bytes(out), bytes(err), proc.pid)
     finally:
         for task in pumps:
             task.cancel()
-        if not finished:
-            await kill_and_reap(proc, group=posix)
+        # Also after a normal exit: a member left in the group (a background child that closed
+        # its pipes) must not outlive the call that started it.
+        await kill_and_reap(proc, group=posix)
         for task in pumps:
             with contextlib.suppress(asyncio.CancelledError, ProcessError):
                 await _settle(task)
@@ -189,6 +197,94 @@ async def _pump(reader: asyncio.StreamReader, buf: bytearray, program: str, name
         if len(buf) + len(chunk) > limit:
             raise OutputLimitExceeded(program, name, limit)
         buf += chunk
+
+
+_LIVE_GROUPS: set[int] = set()
+"""Process groups (leader pids) spawned by :func:`spawn` and not yet killed and reaped."""
+
+
+def live_groups() -> frozenset[int]:
+    """The process groups spawned in this process that :func:`kill_and_reap` has not reaped yet."""
+    return frozenset(_LIVE_GROUPS)
+
+
+def kill_live_groups() -> None:
+    """SIGKILL every tracked process group (no waiting, no asyncio: safe in a signal handler)."""
+    for pgid in list(_LIVE_GROUPS):
+        kill_group(pgid)
+
+
+# A last resort for exits that skip the asyncio clean-up (``sys.exit`` from a server thread, an
+# unhandled error): no child outlives the interpreter.
+atexit.register(kill_live_groups)
+
+
+def _nul_free(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | None) -> None:
+    for position, item in enumerate(argv):
+        if "\0" in item:
+            raise ProcessError(
+                f"argument {position} of '{argv[0]}' contains a NUL byte, which no program argument can hold"
+            )
+    for key, value in (env or {}).items():
+        if "\0" in key or "\0" in value:
+            raise ProcessError(f"environment variable {key!r} contains a NUL byte")
+    if cwd is not None and "\0" in cwd:
+        raise ProcessError("the working directory contains a NUL byte")
+
+
+async def spawn(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    on_spawn: Callable[[int], None] | None = None,
+    **pipes: Any,
+) -> asyncio.subprocess.Process:
+    """Start ``argv`` (no shell) as the leader of a new process group and track that group.
+
+    ``pipes``: ``stdin``/``stdout``/``stderr`` as for :func:`asyncio.create_subprocess_exec`.
+    Raises :class:`SpawnError` (the program cannot be started) or :class:`ProcessError` (a NUL
+    byte). A cancellation that arrives while spawning waits for the spawn, kills and reaps the
+    child, then propagates. ``on_spawn`` gets the pid once the child runs.
+    """
+    if not argv:
+        raise ProcessError("empty command")
+    _nul_free(argv, env, cwd)
+    posix = sys.platform != "win32"
+    task = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=posix,
+            **pipes,
+        )
+    )
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception:
+            break
+    try:
+        proc = task.result()
+    except OSError as exc:
+        if cancelled:
+            raise asyncio.CancelledError from None
+        raise SpawnError(argv[0], exc) from exc
+    except ValueError as exc:  # e.g. a surrogate in an argument: not encodable for the OS
+        if cancelled:
+            raise asyncio.CancelledError from None
+        raise ProcessError(f"cannot run '{argv[0]}': {exc}") from None
+    _LIVE_GROUPS.add(proc.pid)
+    if on_spawn is not None:
+        on_spawn(proc.pid)
+    if cancelled:
+        await kill_and_reap(proc, group=posix)
+        raise asyncio.CancelledError
+    return proc
 
 
 def kill_group(pid: int, group: bool = True) -> None:
@@ -233,6 +329,7 @@ async def kill_and_reap(proc: asyncio.subprocess.Process, group: bool = True) ->
             cancelled = True
     if group and await _wait_group_dead(proc.pid):
         cancelled = True
+    _LIVE_GROUPS.discard(proc.pid)
     if cancelled:
         raise asyncio.CancelledError
 

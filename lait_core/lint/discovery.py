@@ -38,9 +38,10 @@ def file_kind(path: str | Path) -> FileKind:
 
 
 def _md_has_frontmatter(path: str) -> bool:
+    from lait_core.source.files import read_head
+
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(8)
+        head = read_head(path, 8)  # a FIFO or device is refused, never opened for a blocking read
     except OSError:
         return False
     return starts_with_frontmatter(head.decode("utf-8", errors="replace"))

@@ -190,6 +190,11 @@ class ScriptedOpenAIServer:
         with self._state.lock:
             self._state.script.extend(items)
 
+    def clear(self) -> None:
+        """Drop the replies not sent yet (a request that aborted left them unused)."""
+        with self._state.lock:
+            self._state.script.clear()
+
     @property
     def remaining(self) -> int:
         with self._state.lock:

@@ -23,7 +23,14 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from lait_core.engine.mcp.errors import McpError
-from lait_core.engine.process import exit_status_text, kill_and_reap, kill_group
+from lait_core.engine.process import (
+    ProcessError,
+    SpawnError,
+    exit_status_text,
+    kill_and_reap,
+    kill_group,
+    spawn,
+)
 
 _READ_SIZE = 64 * 1024
 _EXIT_POLL = 0.1
@@ -81,17 +88,19 @@ async def stdio_transport(
     posix = sys.platform != "win32"
     err_target, copy_to = _stderr_target(stderr)
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
+        proc = await spawn(
+            argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=err_target,
             env=env,
             cwd=cwd,
-            start_new_session=posix,
+            on_spawn=on_spawn,
         )
-    except OSError as exc:
-        raise McpError(server, f"failed to spawn '{argv[0]}': {exc.strerror or exc}") from None
+    except SpawnError as exc:
+        raise McpError(server, f"failed to spawn '{argv[0]}': {exc.error.strerror or exc.error}") from None
+    except ProcessError as exc:
+        raise McpError(server, str(exc)) from None
     state.pid = proc.pid
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
@@ -170,8 +179,6 @@ async def stdio_transport(
         tasks.append(asyncio.ensure_future(copy_stderr()))
     tasks.append(asyncio.ensure_future(watch_exit()))
     try:
-        if on_spawn is not None:
-            on_spawn(proc.pid)
         yield in_reader, out_writer
     finally:
         with contextlib.suppress(OSError, RuntimeError):

@@ -15,7 +15,6 @@ in-process evaluation: values travel as pickles, so they round-trip exactly.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import pickle
 import sys
@@ -133,32 +132,21 @@ class JqEvaluator:
         raise jq.JqError(f"jq evaluation failed: {data}")
 
     async def _start(self) -> _Worker:
-        spawn = asyncio.ensure_future(
-            asyncio.create_subprocess_exec(
-                sys.executable,
-                "-c",
-                _BOOT,
-                _ROOT,
-                str(os.getpid()),
+        from lait_core.engine.process import ProcessError, spawn
+
+        try:
+            # spawn() survives a cancellation mid-spawn: it kills and reaps the worker, then re-raises
+            proc = await spawn(
+                (sys.executable, "-c", _BOOT, _ROOT, str(os.getpid())),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
-                start_new_session=sys.platform != "win32",
+                on_spawn=self.on_spawn,
             )
-        )
-        try:
-            proc = await asyncio.shield(spawn)
-        except asyncio.CancelledError:
-            # Cancelled while starting: wait for the process anyway, so that it is not leaked.
-            with contextlib.suppress(Exception):
-                await _kill_started(spawn)
-            raise
-        except OSError as exc:
+        except ProcessError as exc:
             raise jq.JqError(f"cannot start the jq worker process: {exc}") from None
         worker = _Worker(proc)
         self._live.add(worker)
         self.spawned += 1
-        if self.on_spawn is not None:
-            self.on_spawn(proc.pid)
         return worker
 
     async def aclose(self) -> None:
@@ -175,12 +163,3 @@ class JqEvaluator:
                 cancelled = True
         if cancelled:
             raise asyncio.CancelledError
-
-
-async def _kill_started(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    while not spawn.done():
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait([spawn])
-    if spawn.cancelled() or spawn.exception() is not None:
-        return
-    await _Worker(spawn.result()).kill()

@@ -45,7 +45,9 @@ rule(
     "unreadable-file",
     E,
     "A file cannot be read.",
-    "The path does not exist, is a directory where a file was expected, or cannot be opened.",
+    "The path does not exist, is a directory where a file was expected, is not a regular file (a FIFO, a "
+    "device or a socket: lait never opens one for reading, since a FIFO would block and a device may never "
+    "end), or cannot be opened.",
     Example("", filename="missing.yml"),
     OK,
 )

@@ -1,0 +1,108 @@
+"""Issue 19 through the real CLI: the model answers with two calls -- one whose arguments are not
+JSON (or hold a NUL byte) and one shell tool whose ``sh -c`` starts a background child
+(``timeout: 2``). lait must end (the old code hung in 3 of 6 tries) and leave no process behind;
+the NUL byte is a tool error the model sees (it was ``internal error: ValueError``). Each
+scenario runs 20 times, four lait processes at a time. A hang-up (SIGHUP: closed terminal, lost
+SSH session) kills the process groups of a running shell tool and of a ``run:`` step."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.cli.conftest import Lait, Run, run_lait
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
+from tests.processes import running_with_marker
+
+REPEAT = 20
+CONFIG = """\
+tools:
+  bg:
+    command: [sh, -c, 'sleep 30 & echo started']
+    timeout: 2
+  echo:
+    command: [echo, '{{ input.a }}']
+"""
+
+
+def scenario(lait: Lait, arguments: str, i: int) -> tuple[Run, str]:
+    marker = uuid.uuid4().hex
+    bad = call("tool__echo", arguments, id="bad")
+    fork = call("tool__bg", {}, id="bg")
+    with ScriptedOpenAIServer() as server:
+        server.push(tool_calls(*((bad, fork) if i % 2 == 0 else (fork, bad))), text("done"))
+        run = run_lait(
+            ["--base-url", server.url, "--model", "m", "--tool", "bg", "--tool", "echo", "go"],
+            cwd=lait.cwd,
+            env={**lait.env, "LAIT_TEST_MARKER": marker},
+            timeout=60,  # a hang fails the test here
+        )
+    return run, marker
+
+
+def twenty(lait: Lait, arguments: str) -> list[Run]:
+    lait.write("lait.config.yml", CONFIG)
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(lambda i: scenario(lait, arguments, i), range(REPEAT)))
+    time.sleep(0.2)
+    for _, marker in outcomes:
+        assert running_with_marker(marker) == []
+    return [run for run, _ in outcomes]
+
+
+def test_invalid_json_beside_a_forking_tool(lait: Lait) -> None:
+    for run in twenty(lait, "{bad json"):
+        assert run.returncode == 1, run.stderr
+        assert run.stderr.startswith(
+            "lait: the model called 'tool__echo' with arguments that are not valid JSON"
+        )
+
+
+def test_nul_byte_in_an_argument_beside_a_forking_tool(lait: Lait) -> None:
+    for run in twenty(lait, '{"a": "x\\u0000y"}'):
+        assert (run.returncode, run.stdout, run.stderr) == (0, "done\n", "")
+
+
+@pytest.mark.parametrize("where", ["shell-tool", "run-step"])
+def test_sighup_kills_the_running_process_group(lait: Lait, where: str) -> None:
+    marker = uuid.uuid4().hex
+    with ScriptedOpenAIServer() as server:
+        if where == "shell-tool":
+            lait.write(
+                "lait.config.yml", "tools:\n  slow:\n    command: [sh, -c, 'sleep 300 & sleep 300; wait']\n"
+            )
+            server.push(tool_calls(call("tool__slow")), text("never"))
+            args = ["--base-url", server.url, "--model", "m", "--tool", "slow", "go"]
+        else:
+            lait.write("wf.yml", "steps:\n  - run: [sh, -c, 'sleep 300 & sleep 300; wait']\n")
+            args = ["run", "wf.yml", "go"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "lait_cli.main", *args],
+            cwd=lait.cwd,
+            env={**lait.env, "LAIT_TEST_MARKER": marker},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            # lait itself carries the marker too: lait, sh and two sleeps
+            while len(running_with_marker(marker)) < 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(running_with_marker(marker)) >= 4, "the children never started"
+            proc.send_signal(signal.SIGHUP)
+            _out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 129, err
+    assert b"Traceback" not in err
+    time.sleep(0.2)
+    assert running_with_marker(marker) == []
