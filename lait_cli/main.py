@@ -157,6 +157,9 @@ def _load_env(argv: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    from lait_cli import redacting
+
+    redacting.install()  # no credential of a URL, no configured secret is ever printed on stderr
     _load_env(args)
     _register()
     from lait_cli.commands import select

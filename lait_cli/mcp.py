@@ -84,7 +84,9 @@ def target(server: McpServerConfig) -> str:
         return " ".join(_shell_word(w) for w in (server.command, *server.args))
     if kind == "http":
         assert server.url is not None
-        return server.url
+        from lait_core.redact import redact_url
+
+        return redact_url(server.url)
     if server.command is None:
         return "neither 'command' nor 'url' is set"
     return "both 'command' and 'url' are set"
@@ -114,7 +116,9 @@ def server_json(name: str, server: McpServerConfig) -> dict[str, Any]:
             entry["cwd"] = server.cwd
         entry["env"] = sorted(server.env)
     if server.url is not None:
-        entry["url"] = server.url
+        from lait_core.redact import redact_url
+
+        entry["url"] = redact_url(server.url)
         entry["headers"] = sorted(server.headers)
     entry["allowed_tools"] = server.allowed_tools
     entry["allow_elicitation"] = server.allow_elicitation

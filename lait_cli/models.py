@@ -66,7 +66,9 @@ def alias_rows(config: Config) -> list[dict[str, Any]]:
         endpoints = [
             {
                 "model_id": d.model_id,
-                "endpoint": d.provider.base_url if d.provider.gguf is None else f"gguf:{d.provider.gguf}",
+                "endpoint": _shown(d.provider.base_url)
+                if d.provider.gguf is None
+                else f"gguf:{d.provider.gguf}",
             }
             for d in definitions
         ]
@@ -81,6 +83,12 @@ def alias_rows(config: Config) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _shown(url: str | None) -> str | None:
+    from lait_core.redact import redact_url
+
+    return redact_url(url) if url is not None else None
 
 
 def list_aliases(config: Config, as_json: bool) -> None:

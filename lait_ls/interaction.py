@@ -166,7 +166,9 @@ class EditorInteraction:
 
     # -- events
     def event(self, e: Event) -> None:
-        payload = protocol.event_payload(e)
+        from lait_core.redact import redact_value
+
+        payload = redact_value(protocol.event_payload(e))
         self.ls.protocol.notify(protocol.RUN_EVENT, protocol.run_event(self.run_id, payload))
         if self.on_event is not None:
             self.on_event(e, payload)
@@ -202,6 +204,9 @@ class EditorInteraction:
         return title if isinstance(title, str) and title in titles else None
 
     def _log(self, message: str) -> None:
+        from lait_core.redact import redact
+
+        message = redact(message)
         log.info("%s", message)
         self.ls.window_log_message(
             lsp.LogMessageParams(type=lsp.MessageType.Warning, message=f"lait: {message}")

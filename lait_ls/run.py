@@ -110,7 +110,9 @@ class RunProgress:
     def end(self, message: str) -> None:
         if self.token is None:
             return
-        self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
+        from lait_core.redact import redact
+
+        self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=redact(message)))
         self.ls.work_done_progress.tokens.pop(self.token, None)
 
 
@@ -172,7 +174,9 @@ async def execute(
         status, error = "cancelled", "cancelled"
         raise
     except Exception as exc:
-        error = f"lait: {_message(exc)}"
+        from lait_core.redact import redact
+
+        error = redact(f"lait: {_message(exc)}")
         if not _is_user_error(exc):
             log.exception("run %s failed", run_id)
     finally:
@@ -186,7 +190,9 @@ async def execute(
         progress.end(status if error is None or status == "cancelled" else f"failed: {error}")
         state.active.pop(run_id, None)
         state.children.pop(run_id, None)
-    return protocol.run_result(run_id, status, output, error)
+    from lait_core.redact import mask_secrets
+
+    return protocol.run_result(run_id, status, mask_secrets(output), error)
 
 
 UNSAVED = "'{name}' has unsaved changes in the editor: running the saved file"
@@ -206,7 +212,9 @@ def _unsaved(ls: LaitServer, uri: str, path: Path) -> bool:
 
 
 def notify(ls: LaitServer, run_id: str, event: Mapping[str, Any]) -> None:
-    ls.protocol.notify(protocol.RUN_EVENT, protocol.run_event(run_id, event))
+    from lait_core.redact import redact_value
+
+    ls.protocol.notify(protocol.RUN_EVENT, protocol.run_event(run_id, redact_value(dict(event))))
 
 
 def _names(path: Path | None, kind: str) -> dict[str, Any]:

@@ -182,10 +182,25 @@ class ClientErrorsWithoutTraceback(logging.Filter):
         return True
 
 
+class RedactingFormatter(logging.Formatter):
+    """The log, tracebacks included, without URL credentials or configured secrets."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter(logging.BASIC_FORMAT)
+
+    def format(self, record: logging.LogRecord) -> str:
+        from lait_core.redact import redact
+
+        return redact(self.inner.format(record))
+
+
 def main() -> None:
     """Start over stdio; fd 1 is kept for the protocol only (children and prints go to stderr)."""
     logging.basicConfig(level=os.environ.get("LAIT_LOG", "WARNING").upper(), stream=sys.stderr)
     logging.getLogger("pygls.protocol.json_rpc").addFilter(ClientErrorsWithoutTraceback())
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(RedactingFormatter(handler.formatter))
     server = build()
     lsp_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)

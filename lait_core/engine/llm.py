@@ -300,6 +300,10 @@ class ChatClient:
         await self.aclose()
 
     def _request(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> httpx.Request:
+        from lait_core.redact import add_secret, add_url_secrets
+
+        add_url_secrets(base_url)
+        add_secret(api_key)
         headers = {
             "Authorization": f"Bearer {api_key or PLACEHOLDER_KEY}",
             "Content-Type": "application/json",

@@ -214,7 +214,9 @@ def error_chain_text(exc: BaseException) -> str:
             if not parts or text not in parts[-1]:
                 parts.append(text)
         current = current.__cause__
-    return ": ".join(parts) or "cancelled"
+    from lait_core.redact import redact
+
+    return redact(": ".join(parts)) or "cancelled"
 
 
 class EngineError(Exception):

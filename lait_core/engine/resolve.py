@@ -317,6 +317,13 @@ class KeyResolver:
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def resolve(self, source: KeySource) -> str | None:
+        from lait_core.redact import add_secret
+
+        key = await self._resolve(source)
+        add_secret(key)  # never printed from here on (lait_core.redact)
+        return key
+
+    async def _resolve(self, source: KeySource) -> str | None:
         if source.kind == "absent" or source.value is None:
             return None
         if source.kind == "override":

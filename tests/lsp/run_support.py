@@ -110,9 +110,11 @@ async def run_client(
     progress: bool = True,
     init: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    log: Path | None = None,
 ) -> AsyncIterator[RunClient]:
     """``approve=None``: no ``approveTools`` setting at all (the server's default); ``init``: more
-    initialization options; ``env``: more variables in the server's environment."""
+    initialization options; ``env``: more variables in the server's environment; ``log``: a file
+    the server's stderr (its log) goes to."""
     env = {
         **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
@@ -120,7 +122,11 @@ async def run_client(
         "PYTHONPATH": str(ROOT),
         **(env or {}),
     }
-    config = ClientServerConfig(server_command=SERVER, server_env=env, client_factory=make_client)
+    command = SERVER
+    if log is not None:
+        boot = "import os, sys; os.dup2(os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND), 2); "
+        command = [sys.executable, "-c", boot + "from lait_ls.server import main; main()", str(log)]
+    config = ClientServerConfig(server_command=command, server_env=env, client_factory=make_client)
     client = await config.start()
     assert isinstance(client, RunClient)
     experimental = {"lait": {"version": 1, "requests": ["lait/approveToolCall", "lait/elicit", "lait/ask"]}}

@@ -47,9 +47,11 @@ async def test_crash_mid_call_is_a_hard_error_naming_the_exit(pools: Pools) -> N
 
 
 async def test_stdio_frame_over_16_mib(pools: Pools) -> None:
+    """A bad reply: an error result the model sees, and the connection is evicted."""
     source = pools({"peer": peer()}).source("peer")
-    with pytest.raises(McpError, match="larger than 16 MiB"):
-        await call(source, "flood", {"mib": 20})
+    result = await call(source, "flood", {"mib": 20})
+    assert result.is_error and "the server sent a message larger than 16 MiB" in result.text
+    assert group_alive(pools.pids[0]) == []
 
 
 async def test_http_flood_hang_and_reconnect(pools: Pools, http_peer: HttpPeer) -> None:
@@ -58,8 +60,9 @@ async def test_http_flood_hang_and_reconnect(pools: Pools, http_peer: HttpPeer) 
         limits=McpLimits(handshake_timeout=20, timeout=1.5, frame_bytes=1024 * 1024),
     )
     source = pool.source("web")
-    with pytest.raises(McpError, match="calling tool 'flood' failed"):
-        await call(source, "flood", {"mib": 2})
+    flood = await call(source, "flood", {"mib": 2})  # a bad reply: an error result, not an abort
+    assert flood.is_error and "calling tool 'flood' failed: the response body" in flood.text, flood.text
+    assert "is larger than 1 MiB; the connection was closed" in flood.text, flood.text
     with pytest.raises(McpError, match=r"calling tool 'hang' failed: .*timed out"):
         await call(source, "hang")
     assert (await call(source, "echo", {"text": "still here"})).text.startswith("still here")

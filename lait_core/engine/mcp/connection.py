@@ -32,7 +32,7 @@ from lait_core.documents.models import McpServerConfig
 from lait_core.engine.interaction import Interaction
 from lait_core.engine.mcp import elicitation
 from lait_core.engine.mcp.errors import McpError
-from lait_core.engine.mcp.http import http_transport
+from lait_core.engine.mcp.http import HttpState, http_transport
 from lait_core.engine.mcp.limits import McpLimits
 from lait_core.engine.mcp.spec import HttpSpec, ServerSpec
 from lait_core.engine.mcp.stdio import StdioState, stdio_transport
@@ -121,6 +121,7 @@ class McpConnection:
         self.on_spawn = on_spawn
         self.serial = next(self._serials)
         self.stdio = StdioState()
+        self.http = HttpState()
         self.protocol_version: str | None = None
         self.broken = False
         self._client: Client | None = None
@@ -149,8 +150,16 @@ class McpConnection:
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         spec = self.spec
         if isinstance(spec, HttpSpec):
+            from lait_core.redact import add_secrets, add_url_secrets
+
+            add_url_secrets(spec.url)
+            add_secrets(spec.headers.values())
             return http_transport(
-                spec.url, spec.headers, timeout=self.limits.timeout, frame_bytes=self.limits.frame_bytes
+                spec.url,
+                spec.headers,
+                timeout=self.limits.timeout,
+                frame_bytes=self.limits.frame_bytes,
+                state=self.http,
             )
         return stdio_transport(
             self.name,
@@ -277,6 +286,29 @@ class McpConnection:
         except Exception:
             return types.ElicitResult(action="decline")
 
+    def bad_reply(self, exc: BaseException) -> str | None:
+        """What was wrong with the server's reply when a call failed because of it -- an oversized
+        or non-JSON-RPC stdio line, an oversized HTTP body, a result that does not validate --
+        or None for any other failure."""
+        if self.stdio.fault is not None:
+            return self.stdio.fault
+        if self.http.fault is not None:
+            return f"{self.http.fault}; the connection was closed"
+        from pydantic import ValidationError
+
+        from lait_core.engine.mcp.http import BodyTooLarge
+
+        for error in _chain(exc):
+            if isinstance(error, BodyTooLarge):
+                return f"{error}; the connection was closed"
+            if isinstance(error, ValidationError):
+                problems = "; ".join(
+                    f"'{'.'.join(str(part) for part in e['loc']) or 'result'}': {e['msg']}"
+                    for e in error.errors(include_url=False)[:5]
+                )
+                return f"the result does not match the MCP schema ({problems}); the connection was closed"
+        return None
+
     def failure(self, exc: BaseException) -> str:
         """A message for a failed request, with what happened to a stdio child."""
         reason = describe(exc)
@@ -284,6 +316,23 @@ class McpConnection:
         if detail is not None:
             return f"{reason}; {detail}" if "onnection closed" not in reason else detail
         return reason
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc``, the exceptions inside its groups, and their causes and contexts."""
+    seen: list[BaseException] = []
+    pending = [exc]
+    while pending and len(seen) < 64:
+        current = pending.pop()
+        if any(current is s for s in seen):
+            continue
+        seen.append(current)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                pending.append(linked)
+    return seen
 
 
 async def _shielded(awaitable: Any) -> Any:

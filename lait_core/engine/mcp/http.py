@@ -21,6 +21,14 @@ class BodyTooLarge(httpx2.ReadError):
     pass
 
 
+class HttpState:
+    """What the connection may report after a failure: the SDK turns a refused body into a plain
+    "Connection closed", so the refusal is recorded here."""
+
+    def __init__(self) -> None:
+        self.fault: str | None = None
+
+
 class RedirectRefused(httpx2.TransportError):
     pass
 
@@ -30,19 +38,19 @@ def _size(limit: int) -> str:
 
 
 class _CappedStream(httpx2.AsyncByteStream):
-    def __init__(self, inner: Any, limit: int, request: httpx2.Request) -> None:
+    def __init__(self, inner: Any, limit: int, request: httpx2.Request, state: HttpState) -> None:
         self._inner = inner
         self._limit = limit
         self._request = request
+        self._state = state
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         total = 0
         async for chunk in self._inner:
             total += len(chunk)
             if total > self._limit:
-                raise BodyTooLarge(
-                    f"the response body is larger than {_size(self._limit)}", request=self._request
-                )
+                self._state.fault = f"the response body is larger than {_size(self._limit)}"
+                raise BodyTooLarge(self._state.fault, request=self._request)
             yield chunk
 
     async def aclose(self) -> None:
@@ -52,9 +60,10 @@ class _CappedStream(httpx2.AsyncByteStream):
 class _LimitedTransport(httpx2.AsyncBaseTransport):
     """Refuses redirects and oversized non-SSE bodies."""
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int, state: HttpState) -> None:
         self._inner = inner
         self._limit = limit
+        self._state = state
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self._inner.handle_async_request(request)
@@ -71,10 +80,9 @@ class _LimitedTransport(httpx2.AsyncBaseTransport):
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > self._limit:
             await response.aclose()
-            raise BodyTooLarge(
-                f"the response body ({length} bytes) is larger than {_size(self._limit)}", request=request
-            )
-        response.stream = _CappedStream(response.stream, self._limit, request)
+            self._state.fault = f"the response body ({length} bytes) is larger than {_size(self._limit)}"
+            raise BodyTooLarge(self._state.fault, request=request)
+        response.stream = _CappedStream(response.stream, self._limit, request, self._state)
         return response
 
     async def aclose(self) -> None:
@@ -83,9 +91,9 @@ class _LimitedTransport(httpx2.AsyncBaseTransport):
 
 @asynccontextmanager
 async def http_transport(
-    url: str, headers: dict[str, str], *, timeout: float, frame_bytes: int
+    url: str, headers: dict[str, str], *, timeout: float, frame_bytes: int, state: HttpState | None = None
 ) -> AsyncIterator[Any]:
-    transport = _LimitedTransport(httpx2.AsyncHTTPTransport(), frame_bytes)
+    transport = _LimitedTransport(httpx2.AsyncHTTPTransport(), frame_bytes, state or HttpState())
     client = httpx2.AsyncClient(
         headers=headers,
         timeout=httpx2.Timeout(timeout),

@@ -46,7 +46,9 @@ class StdioState:
     pid: int | None = None
     returncode: int | None = None
     fault: str | None = None
-    """Set when the transport gave up on the child (an oversized frame)."""
+    """Set when the transport gave up on the child: an oversized frame, or a line that is not
+    JSON-RPC and not a plain log line either (not UTF-8, or broken JSON such as 200,000 nested
+    brackets). Pending requests then fail at once instead of waiting for their timeout."""
     eof: bool = False
     """The child's stdout is closed (it exited, or the transport gave up): the connection is dead."""
 
@@ -107,18 +109,26 @@ async def stdio_transport(
     in_writer, in_reader = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     out_writer, out_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
-    async def deliver(line: bytes) -> None:
+    async def deliver(line: bytes) -> bool:
+        """Hand one line to the session; False when the line is a fault that ends the connection."""
         line = line.rstrip(b"\r")
         if not line.strip():
-            return
+            return True
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except ValueError:
+        except (ValueError, RecursionError):
+            fault = _garbage(line)
+            if fault is not None:
+                state.fault = (
+                    f"the server sent a line that is not JSON-RPC ({fault}); the connection was closed"
+                )
+                return False
             _note(
                 copy_to, f"mcp_servers.{server}: ignored a stdout line that is not JSON-RPC: {line[:200]!r}"
             )
-            return
+            return True
         await in_writer.send(SessionMessage(message))
+        return True
 
     async def read_stdout() -> None:
         buf = bytearray()
@@ -135,7 +145,8 @@ async def stdio_transport(
                     line = bytes(buf[:end])
                     del buf[: end + 1]
                     scan = 0
-                    await deliver(line)
+                    if not await deliver(line):
+                        return
                 if len(buf) > frame_bytes:
                     state.fault = f"the server sent a message larger than {_size(frame_bytes)}; the connection was closed"
                     return
@@ -203,6 +214,35 @@ async def stdio_transport(
                     task.exception()
             for stream in (in_reader, out_writer, in_writer, out_reader):
                 stream.close()
+
+
+def _garbage(line: bytes) -> str | None:
+    """Why a line that is not JSON-RPC is a protocol fault, or None for a plain log line.
+
+    A server that prints a banner or a JSON log record to stdout by mistake keeps working (the
+    line is ignored with a note). Bytes that are not UTF-8, or a line that starts like JSON but does
+    not parse (nesting past any limit, a truncated object), mean the stream itself is broken: no
+    answer is coming, so the pending calls fail now rather than at the 300 s timeout.
+    """
+    import json
+
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"byte 0x{line[exc.start]:02x} at offset {exc.start} is not UTF-8"
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "JSON nested too deeply"
+    except ValueError as exc:
+        return (
+            f"broken JSON: {exc.msg} at offset {exc.pos}"
+            if isinstance(exc, json.JSONDecodeError)
+            else "broken JSON"
+        )
+    return None
 
 
 async def _exit_status(proc: asyncio.subprocess.Process, limit: float = 0.5) -> None:

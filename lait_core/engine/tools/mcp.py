@@ -8,10 +8,13 @@ use -- once, however many loops ask at the same time -- keeps its tool list (see
 
 A call checks ``allowed_tools`` first, before connecting (a violation is a hard error); then it
 parses the arguments (blank or ``null``: no arguments) and calls the tool under the request
-timeout. ``isError`` results go back to the model; any failure -- transport, protocol, timeout,
-cancellation -- evicts the connection (the next use reconnects) and aborts as
+timeout. ``isError`` results go back to the model. A *bad reply* -- a result larger than the
+frame cap (16 MiB), a result that does not match the MCP schema (``content`` not a list), a stdout
+line that is not JSON-RPC and not a plain log line -- evicts the connection and is an error result
+the model sees (the loop continues). Any other failure -- transport, a crash, a JSON-RPC error,
+timeout, cancellation -- evicts the connection (the next use reconnects) and aborts as
 :class:`~lait_core.engine.mcp.errors.McpError`. A 2026-07-28 call that keeps asking for input past
-``input_rounds`` rounds ends as an error result instead.
+``input_rounds`` rounds ends as an error result too.
 
 The ``mcp`` SDK is imported only when a server is first connected.
 """
@@ -233,6 +236,13 @@ class McpToolSource(ToolSource):
             raise
         except Exception as exc:
             await self.pool.evict(self.name, conn)
+            bad_reply = conn.bad_reply(exc)
+            if bad_reply is not None:
+                return ToolResult(
+                    f"isError: true\n\nMCP server '{self.name}': calling tool '{tool.name}' failed: "
+                    f"{bad_reply} (the next call reconnects)",
+                    is_error=True,
+                )
             raise McpError(self.name, f"calling tool '{tool.name}' failed: {conn.failure(exc)}") from None
         content = [
             # text blocks are by far the most common: skip pydantic's dump for them (a hot path)

@@ -1,0 +1,153 @@
+"""Keeping secrets out of what lait prints: messages, logs, events and records.
+
+* A URL's userinfo and query values are replaced with ``***`` wherever a URL appears in a text
+  (``http://user:sk-1@host/v1?key=abc`` reads ``http://***@host/v1?key=***``).
+* Every *configured secret* lait has used -- a resolved API key (literal, ``${VAR}``,
+  ``api_key_cmd``, ``--api-key``/``OPENAI_API_KEY``), an MCP server's header values, the userinfo and
+  query values of a model or MCP URL -- is remembered for the life of the process, and any
+  occurrence of it in a text is replaced with ``***``. So an error body a server sends back is
+  shown, but not a key it echoes.
+
+The faces apply :func:`redact` where messages leave the process: the CLI wraps its stderr, the
+language server redacts run results, run events, progress messages and its log. Content (a
+model's answer, tool arguments and results) only has remembered secrets masked
+(:func:`mask_secrets`): a link's query in an answer is not a credential. Standard library only;
+cheap when a text holds neither ``://`` nor a known secret.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+MASK = "***"
+MIN_SECRET_LENGTH = 4
+"""Shorter values (``1``, ``yes``) are too common to replace everywhere; they are not remembered."""
+NOT_SECRETS = frozenset({"lm-studio", "Bearer", "true", "false", "null"})
+"""Placeholders that are not secrets (``lm-studio`` is the key sent when none is configured)."""
+
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s<>\"'`]+")
+_TRAILING = ".,;:!?)]}"
+_lock = threading.Lock()
+_secrets: set[str] = set()
+_pattern: re.Pattern[str] | None = None
+
+
+def add_secret(value: object) -> None:
+    """Remember ``value`` as a secret (ignored: non-strings, short values, placeholders)."""
+    global _pattern
+    if not isinstance(value, str):
+        return
+    value = value.strip()
+    if len(value) < MIN_SECRET_LENGTH or value in NOT_SECRETS:
+        return
+    with _lock:
+        if value in _secrets:
+            return
+        _secrets.add(value)
+        _pattern = None
+
+
+def add_secrets(values: Iterable[object]) -> None:
+    for value in values:
+        add_secret(value)
+
+
+def add_url_secrets(url: object) -> None:
+    """Remember the password, user name and query values of ``url``."""
+    if not isinstance(url, str) or "://" not in url:
+        return
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return
+    add_secret(parts.password)
+    if parts.password is None:
+        add_secret(parts.username)  # a token given as the user name
+    for item in parts.query.split("&"):
+        add_secret(item.partition("=")[2] if "=" in item else item)
+
+
+def forget_secrets() -> None:
+    """For tests: forget every remembered secret."""
+    global _pattern
+    with _lock:
+        _secrets.clear()
+        _pattern = None
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its userinfo and every query value replaced with ``***``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = len(rest)
+    for stop in "/?#":
+        at = rest.find(stop)
+        if at != -1:
+            end = min(end, at)
+    authority, tail = rest[:end], rest[end:]
+    if "@" in authority:
+        authority = MASK + "@" + authority.rpartition("@")[2]
+    path, qmark, query = tail.partition("?")
+    if qmark:
+        query, hash_, fragment = query.partition("#")
+        items = []
+        for item in query.split("&"):
+            key, eq, value = item.partition("=")
+            items.append(f"{key}={MASK}" if eq and value else (item if eq or not item else MASK))
+        tail = path + "?" + "&".join(items) + hash_ + fragment
+    return f"{scheme}://{authority}{tail}"
+
+
+def _url_match(m: re.Match[str]) -> str:
+    text = m.group()
+    trimmed = text.rstrip(_TRAILING)
+    return redact_url(trimmed) + text[len(trimmed) :]
+
+
+def _secret_pattern() -> re.Pattern[str] | None:
+    global _pattern
+    with _lock:
+        if _pattern is None and _secrets:
+            ordered = sorted(_secrets, key=len, reverse=True)
+            _pattern = re.compile("|".join(re.escape(s) for s in ordered))
+        return _pattern
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every remembered secret masked, URLs otherwise left alone: for content (a
+    model's answer, tool arguments and results), where a link's query is not a credential."""
+    pattern = _secret_pattern() if text else None
+    return pattern.sub(MASK, text) if pattern is not None else text
+
+
+def redact(text: str) -> str:
+    """``text`` with URL credentials and query values, and every remembered secret, masked."""
+    if not text:
+        return text
+    if "://" in text:
+        text = _URL.sub(_url_match, text)
+    pattern = _secret_pattern()
+    if pattern is not None:
+        text = pattern.sub(MASK, text)
+    return text
+
+
+MESSAGE_KEYS = frozenset({"error", "message", "reason", "detail", "note"})
+"""Keys whose strings are messages (fully redacted); other strings are content (secrets masked)."""
+
+
+def redact_value(value: Any, *, message: bool = False) -> Any:
+    """A JSON-like value (an event, a result) with :func:`redact` applied to the strings under
+    :data:`MESSAGE_KEYS` (or all strings with ``message``) and :func:`mask_secrets` to the rest."""
+    if isinstance(value, str):
+        return redact(value) if message else mask_secrets(value)
+    if isinstance(value, dict):
+        return {k: redact_value(v, message=message or k in MESSAGE_KEYS) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, message=message) for v in value]
+    return value
