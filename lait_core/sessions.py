@@ -48,15 +48,20 @@ class Loaded:
 
 def load(path: Path) -> Loaded:
     """The stored messages (an absent file: none)."""
+    from lait_core.source.files import FileRefused, FileTooLarge, read_bounded
+
     try:
-        with path.open("rb") as handle:
-            data = handle.read(READ_LIMIT + 1)
+        data = read_bounded(path, READ_LIMIT)  # a FIFO or device is refused, never opened
     except FileNotFoundError:
         return Loaded()
+    except FileTooLarge:
+        raise SessionError(
+            f"session '{path}' is larger than 16 MiB; delete it or start another session"
+        ) from None
+    except FileRefused as exc:
+        raise SessionError(f"cannot read session: {exc}") from None
     except OSError as exc:
         raise SessionError(f"cannot read session '{path}': {exc.strerror or exc}") from None
-    if len(data) > READ_LIMIT:
-        raise SessionError(f"session '{path}' is larger than 16 MiB; delete it or start another session")
     out = Loaded()
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":

@@ -159,3 +159,11 @@ def test_deeply_nested_jq_is_refused_before_libjq_sees_it(lait: Lait) -> None:
         "the jq expression nests deeper than 1024 levels"
         for i in range(8)
     ]
+
+
+def test_a_fifo_as_a_saved_session(lait: Lait) -> None:
+    fifo(lait, ".lait/sessions/s.jsonl")
+    run = lait("--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--session", "s", "hi", timeout=30)
+    assert run.returncode != 0
+    assert run.stderr.startswith("lait: "), run.stderr
+    assert FIFO_REFUSED in run.stderr, run.stderr
