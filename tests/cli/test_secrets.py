@@ -6,11 +6,12 @@ progress) or the listings; the server's error body is shown with ``***`` where t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import Lait
-from tests.peers.openai_server import ScriptedOpenAIServer, error
+from tests.peers.openai_server import ScriptedOpenAIServer, error, text
 
 CANARIES = ("canary-userinfo-7f3", "canary-query-9d1", "sk-canary-key-2b8")
 
@@ -72,3 +73,25 @@ def test_listings_show_no_url_credentials(lait: Lait) -> None:
         assert_clean(run.stdout + run.stderr)
     listed = json.loads(lait("mcp", "list", "--json").stdout)
     assert "https://***@mcp.example/mcp?token=***" in json.dumps(listed)
+
+
+def test_records_hold_no_secret(lait: Lait, tmp_path: Path) -> None:
+    """A successful workflow run with ``--record`` and ``--trace-file``: the cassette, the trace and the run
+    history hold the answer, but no credential of the URL and not the key (the model echoes the key
+    in its answer too)."""
+    data = tmp_path / "data"
+    lait.env["XDG_DATA_HOME"] = str(data)
+    with ScriptedOpenAIServer() as llm:
+        configure(lait, llm)
+        llm.push(text(f"the answer; your key is {CANARIES[2]}"))
+        lait.write("wf.yml", "steps:\n  - id: ask\n    prompt: hi\n")
+        run = lait("run", "wf.yml", "go", "--record", "rec", "--trace-file", "trace.jsonl")
+        assert llm.requests, run.stderr
+    assert run.returncode == 0, run.stderr
+    files = [*sorted((lait.cwd / "rec").rglob("*")), lait.cwd / "trace.jsonl", *sorted(data.rglob("*"))]
+    texts = {str(f): f.read_text(encoding="utf-8") for f in files if f.is_file()}
+    assert any("the answer; your key is ***" in t for t in texts.values()), texts
+    assert any("history" in name for name in texts), list(texts)
+    for name, content in texts.items():
+        for canary in CANARIES:
+            assert canary not in content, (name, canary)

@@ -23,6 +23,7 @@ from lait_core.engine.records.store import (
     rfc3339,
     utc_now,
 )
+from lait_core.redact import redact_url
 
 
 class RecordsError(EngineError):
@@ -53,7 +54,7 @@ class Cassette:
             {
                 "recorded_at": rfc3339(utc_now()),
                 "request": {
-                    "base_url": base_url,
+                    "base_url": redact_url(base_url),
                     "model_id": model_id,
                     "messages": request.messages,
                     "tools": [t.wire() for t in request.tools] if request.tools else None,

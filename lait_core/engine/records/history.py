@@ -59,7 +59,10 @@ def append(path: Path, value: Mapping[str, Any]) -> None:
     """Append one entry as one line (see the module doc for why concurrent appends are safe)."""
     import fcntl
 
-    data = (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    from lait_core.redact import mask_secrets
+
+    line = mask_secrets(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    data = (line + "\n").encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
@@ -73,8 +76,10 @@ def append(path: Path, value: Mapping[str, Any]) -> None:
 
 
 def _lines_backwards(path: Path) -> Iterator[bytes]:
+    from lait_core.source.files import open_regular
+
     try:
-        fh = path.open("rb")
+        fh = os.fdopen(open_regular(path), "rb")  # a FIFO or device is refused, never opened
     except FileNotFoundError:
         return
     except OSError as exc:

@@ -21,7 +21,11 @@ class RecordFileError(Exception):
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a part;
-    missing folders are created."""
+    missing folders are created. Remembered secrets (API keys, URL credentials: lait_core.redact)
+    are masked: a record never holds one."""
+    from lait_core.redact import mask_secrets
+
+    text = mask_secrets(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -42,15 +46,18 @@ def atomic_write_json(path: Path, value: Any) -> None:
 def read_text_bounded(path: Path) -> str:
     """The UTF-8 text of ``path``; FileNotFoundError passes through, anything else that keeps it
     from being read (too large, not UTF-8, a folder) is a :class:`RecordFileError`."""
+    from lait_core.source.files import FileRefused, FileTooLarge, read_bounded
+
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+        data = read_bounded(path, MAX_FILE_BYTES)  # a FIFO or device is refused, never opened
     except FileNotFoundError:
         raise
+    except FileTooLarge:
+        raise RecordFileError(f"'{path}' is larger than 16 MiB") from None
+    except FileRefused as exc:
+        raise RecordFileError(str(exc)) from None
     except OSError as exc:
         raise RecordFileError(f"cannot read '{path}': {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise RecordFileError(f"'{path}' is larger than 16 MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
