@@ -109,6 +109,7 @@ def test_every_engine_event_has_a_wire_shape() -> None:
         "completionTokens": 2,
         "totalTokens": 3,
         "round": 4,
+        "cost": None,
     }
     assert protocol.event_payload(ix.StepStarted("s", "prompt", 2, "[b] ", run_id="r")) == {
         "type": "stepStarted",
@@ -120,7 +121,7 @@ def test_every_engine_event_has_a_wire_shape() -> None:
     documented = {
         "text", "reasoning", "streamEnded", "round", "toolCall", "toolResult", "toolDenied", "usage",
         "warning", "note", "compacted", "workflowStarted", "stepStarted", "stepFinished", "stepRetrying",
-        "stepProgress",
+        "stepProgress", "modelAnswered",
     }  # fmt: skip
     for cls in typing.get_args(ix.Event):
         fields = {f.name: _sample(f.type) for f in dataclasses.fields(cls)}
