@@ -96,10 +96,11 @@ from lait_core import sessions
 path = Path(sys.argv[1])
 big = "x" * 400_000
 sys.stdout.write("ready\\n"); sys.stdout.flush()
-i = 0
-while True:
+import time
+# at most 30 turns (12 MB): a session stays under the 16 MiB read limit however fast this machine writes
+for i in range(30):
     sessions.append(path, [{"role": "user", "content": f"{i} {big}"}, {"role": "assistant", "content": str(i)}])
-    i += 1
+time.sleep(60)
 """
 
 
