@@ -161,10 +161,14 @@ def test_source_size_counts_utf8_bytes() -> None:
 
 
 def test_deep_nesting_is_an_error_not_a_crash() -> None:
-    for expr in ("1" + " | 1" * 6000, "[" * 20000 + "]" * 20000):
+    cases = [
+        ("1" + " | 1" * 6000, "the jq expression is nested too deeply"),
+        ("[" * 20000 + "]" * 20000, "the jq expression nests deeper than 1024 levels"),
+    ]
+    for expr, message in cases:
         error = check_syntax(expr)
         assert error is not None
-        assert error.message == "the jq expression is nested too deeply"
+        assert error.message == message
         assert error.start is not None and 0 < error.start < len(expr)
 
 
