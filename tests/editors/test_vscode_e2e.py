@@ -148,7 +148,10 @@ def test_completion_in_an_mcp_list_offers_the_configured_servers(workbench: Work
 
 
 def approval(workbench: Workbench, tool: str) -> str:
-    q = workbench.wait_quick_input(f"the approval of {tool}", lambda q: q.title == f"lait: allow {tool}?")
+    # The title shows before the list renders its items: wait for both.
+    q = workbench.wait_quick_input(
+        f"the approval of {tool}", lambda q: q.title == f"lait: allow {tool}?" and len(q.items) >= 3
+    )
     assert q.items[:3] == ["Allow once", "Allow for this session", "Deny"] or [
         i.split(",")[0] for i in q.items
     ][:3] == ["Allow once", "Allow for this session", "Deny"], q
