@@ -1,4 +1,5 @@
-"""A test file (spec tools-mcp-cli 7.6): ``workflow``, ``input``, ``inputs``, ``replay``, ``assert``.
+"""Test files (spec tools-mcp-cli 7.6: ``workflow``, ``input``, ``inputs``, ``replay``,
+``assert``) and eval files (7.7: ``target`` and ``cases``).
 
 Read with lait's located YAML reader and validated by pydantic models that forbid unknown keys, so
 every problem is a diagnostic with its line and column, like every other lait file. Assertions are
@@ -9,9 +10,10 @@ mappings with a ``type`` key (``equals``, ``contains``, ``jq``, ``llm_judge``, `
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, TypeVar, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.validate import Codes, validate_mapping
@@ -20,11 +22,15 @@ from lait_core.source.tree import ScalarNode
 from lait_core.source.yaml import parse_yaml
 
 CODES = Codes(unknown="", invalid="", by_field=(), elsewhere=frozenset())
-"""Test files are no lint kind yet: their diagnostics carry no rule code."""
+"""The diagnostics of test and eval files carry no rule code (the lint rules for these kinds, if
+any, own codes of their own)."""
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+_M = TypeVar("_M", bound=_Strict)
 
 
 class Equals(_Strict):
@@ -88,30 +94,84 @@ class TestDefinition(_Strict):
     assert_: list[Assertion] = Field(default_factory=list, alias="assert")
 
 
-def parse_test(text: str, path: str) -> tuple[TestDefinition | None, list[Diagnostic]]:
-    """The definition, or None and the located problems."""
+class EvalTarget(_Strict):
+    """What each case runs: a workflow (``workflow``, optional ``inputs``; the case's ``input`` is
+    its PROMPT) or one model call (``model`` and ``prompt``, a template rendered with
+    ``{{ input }}``, sent with no system prompt). Exactly one of the two forms."""
+
+    workflow: str | None = None
+    inputs: dict[str, Any] | None = None
+    model: str | None = None
+    prompt: str | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> EvalTarget:
+        if self.workflow is not None:
+            if self.model is not None or self.prompt is not None:
+                raise PydanticCustomError(
+                    "target_form", "give either 'workflow' (and 'inputs') or 'model' and 'prompt', not both"
+                )
+        elif self.model is None or self.prompt is None:
+            raise PydanticCustomError(
+                "target_form", "needs 'workflow' (a workflow file) or both 'model' and 'prompt'"
+            )
+        elif self.inputs is not None:
+            raise PydanticCustomError("target_form", "'inputs' goes with 'workflow'")
+        return self
+
+
+class EvalCase(_Strict):
+    input: str
+    assert_: list[Assertion] = Field(default_factory=list, alias="assert")
+
+
+class EvalDefinition(_Strict):
+    """An eval file: ``target`` and ``cases`` (each run ``--repeat`` times against the live model)."""
+
+    target: EvalTarget
+    cases: list[EvalCase]
+
+
+def _parse(
+    text: str, path: str, model: type[_M], what: str, empty: str
+) -> tuple[_M | None, list[Diagnostic]]:
     parsed = parse_yaml(text, path)
     out = list(parsed.problems)
     if not parsed.ok:
         return None, out
     root = parsed.root
     if root is None or (isinstance(root, ScalarNode) and root.value is None):
-        root_value: dict[str, Any] = {}
-        try:
-            return TestDefinition.model_validate(root_value), out
-        except Exception:
-            pass
         from lait_core.source.positions import Position, Range
 
         zero = Range(Position(0, 0), Position(0, 0))
-        return None, [*out, Diagnostic("", "a test file needs 'workflow' and 'replay'", zero)]
-    model = validate_mapping(root, TestDefinition, CODES, out, where="the test file")
-    return (model if not out else None), out
+        return None, [*out, Diagnostic("", empty, zero)]
+    found = validate_mapping(root, model, CODES, out, where=what)
+    return (found if not out else None), out
 
 
-def load_test(path: Path) -> tuple[TestDefinition | None, list[Diagnostic]]:
+def parse_test(text: str, path: str) -> tuple[TestDefinition | None, list[Diagnostic]]:
+    """The test definition, or None and the located problems."""
+    return _parse(text, path, TestDefinition, "the test file", "a test file needs 'workflow' and 'replay'")
+
+
+def parse_eval(text: str, path: str) -> tuple[EvalDefinition | None, list[Diagnostic]]:
+    """The eval definition, or None and the located problems."""
+    return _parse(text, path, EvalDefinition, "the eval file", "an eval file needs 'target' and 'cases'")
+
+
+def _load(path: Path, parse: Any) -> Any:
     loaded = read_source(path)
     if loaded.text is None:
         assert loaded.problem is not None
         return None, [loaded.problem]
-    return parse_test(loaded.text, str(path))
+    return parse(loaded.text, str(path))
+
+
+def load_test(path: Path) -> tuple[TestDefinition | None, list[Diagnostic]]:
+    result: tuple[TestDefinition | None, list[Diagnostic]] = _load(path, parse_test)
+    return result
+
+
+def load_eval(path: Path) -> tuple[EvalDefinition | None, list[Diagnostic]]:
+    result: tuple[EvalDefinition | None, list[Diagnostic]] = _load(path, parse_eval)
+    return result
