@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 cache_app = typer.Typer(
     name="cache",

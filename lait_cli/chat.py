@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from lait_cli.commands import stdin_is_tty
+from lait_cli.common import _version, fail
 from lait_cli.errors import classify_chain
-from lait_cli.main import _version, fail
 from lait_cli.options import CacheOption, NoCacheOption, NoHistoryOption, RecordOption, ReplayOption
 from lait_cli.records import RecordFlags
 

@@ -78,7 +78,7 @@ def chat(
 ) -> None:
     from lait_cli.chat import ChatOptions, _effort, check_usage
     from lait_cli.commands import stdin_is_tty
-    from lait_cli.main import GLOBALS, fail
+    from lait_cli.common import GLOBALS, fail
     from lait_cli.terminal import exit_now
 
     _effort(reasoning_effort)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lait_cli.main import GLOBALS, fail
+from lait_cli.common import GLOBALS, fail
 
 if TYPE_CHECKING:
     from lait_cli.chat import ChatOptions, Plan

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 SHELLS = ("bash", "zsh", "fish", "powershell")
 FILES = "__files__"

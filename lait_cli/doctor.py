@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import GLOBALS, fail
+from lait_cli.common import GLOBALS, fail
 from lait_cli.options import ConfigOption, NoConfigOption
 
 HELP = (

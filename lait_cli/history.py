@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 KindOption = Annotated[
     str | None, typer.Option("--kind", help="Only this kind: chat, agent, workflow, prompt.")

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 HELP = (
     "Write a starter lait.config.yml in the current directory, or with a kind a commented "

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import GLOBALS, fail
+from lait_cli.common import GLOBALS, fail
 
 
 def register(app: typer.Typer) -> None:

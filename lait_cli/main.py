@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from lait_core import __version__
+from lait_cli.common import GLOBALS, _version
 
 app = typer.Typer(
     name="lait",
@@ -20,35 +20,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Lint, explain and run LLM agents and workflows kept as files.",
 )
-
-
-class Globals:
-    """The global options (spec tools-mcp-cli 1.2), given before or after the subcommand
-    (``lait_cli.commands`` adds them to every command)."""
-
-    config: Path | None = None
-    no_config: bool = False
-    no_env: bool = False
-    verbose: int = 0
-    approve_tools: bool = False
-    cache: bool = False
-    """``--cache``: use the response cache whatever ``default.cache`` says."""
-    no_cache: bool = False
-    """``--no-cache``: neither read nor write the cache, whatever ``default.cache`` says."""
-
-
-GLOBALS = Globals()
-
-
-def fail(message: str, code: int = 1) -> typer.Exit:
-    sys.stderr.write(f"lait: {message}\n")
-    return typer.Exit(code)
-
-
-def _version(value: bool) -> None:
-    if value:
-        sys.stdout.write(f"lait {__version__}\n")
-        raise typer.Exit(0)
 
 
 @app.callback()

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lait_cli.main import GLOBALS, fail
+from lait_cli.common import GLOBALS, fail
 from lait_cli.options import ConfigOption, NoConfigOption
 
 if TYPE_CHECKING:

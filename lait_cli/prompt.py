@@ -84,7 +84,7 @@ def run_prompt(
     no_config: NoConfigOption = False,
 ) -> None:
     from lait_cli.chat import ChatOptions, execute
-    from lait_cli.main import GLOBALS
+    from lait_cli.common import GLOBALS
     from lait_cli.terminal import exit_now, prompt_threads_alive
 
     common = Common(config, no_config).merged()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 if TYPE_CHECKING:
     from lait_core.documents.models import Config

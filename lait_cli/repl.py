@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lait_cli.chat import ChatOptions
-from lait_cli.main import fail
+from lait_cli.common import fail
 from lait_cli.terminal import CTRL_C_NOTE, ChatTerminal, Interrupts, exit_now
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 
 def register(app: typer.Typer) -> None:

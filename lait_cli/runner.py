@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
+from lait_cli.common import GLOBALS, fail
 from lait_cli.errors import classify_chain
-from lait_cli.main import GLOBALS, fail
 
 if TYPE_CHECKING:
     from lait_cli.terminal import ChatTerminal, Interrupts

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 runs_app = typer.Typer(
     name="runs",

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 from lait_cli.options import (
     ApproveToolsOption,
     ConfigOption,

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 sessions_app = typer.Typer(
     name="sessions",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 
 if TYPE_CHECKING:
     from lait_core.engine.records.trace import LabelSummary
