@@ -188,6 +188,28 @@ class DefaultSettings(Strict):
     )
 
 
+class McpOAuthConfig(Strict):
+    """OAuth 2.1 sign-in for a `url:` server (MCP authorization). Without it lait registers itself
+    (client ID metadata document or dynamic registration) when the server asks for sign-in."""
+
+    client_id: str | None = Field(
+        None, description="A pre-registered client ID (skips client registration). `${VAR}` expands."
+    )
+    client_secret_env: str | None = Field(
+        None,
+        description=(
+            "Name of the environment variable holding the client secret of `client_id` (the secret "
+            "itself never goes in the file); absent: a public client."
+        ),
+    )
+    scopes: list[str] | None = Field(
+        None,
+        description=(
+            "Scopes to request; absent: the ones the server's `WWW-Authenticate` or metadata names."
+        ),
+    )
+
+
 class McpServerConfig(Strict):
     """An MCP server: `command` (stdio) or `url` (Streamable HTTP), exactly one."""
 
@@ -201,6 +223,13 @@ class McpServerConfig(Strict):
         None, description="Raw tool names the model may call; absent = all, `[]` = none."
     )
     allow_elicitation: bool = Field(False, description="Let the server ask the user for input (elicitation).")
+    oauth: McpOAuthConfig | None = Field(
+        None,
+        description=(
+            "OAuth sign-in settings of a `url:` server: a pre-registered `client_id`, the environment "
+            "variable of its secret, the scopes to request."
+        ),
+    )
 
 
 class PromptDefinition(Strict):

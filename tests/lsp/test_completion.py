@@ -227,7 +227,19 @@ async def test_nested_block_keys(client: LanguageClient, tmp_path: Path) -> None
     assert labels(items) == ["delay_seconds", "backoff"]
     text = CONFIG.replace("  fs: {command: fs-server}", "  fs:\n    command: fs-server\n    ‸")
     _c, items = await completions(client, tmp_path / "lait.config.yml", text)
-    assert labels(items) == ["args", "env", "cwd", "url", "headers", "allowed_tools", "allow_elicitation"]
+    assert labels(items) == [
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "headers",
+        "allowed_tools",
+        "allow_elicitation",
+        "oauth",
+    ]
+    text = CONFIG.replace("  fs: {command: fs-server}", "  fs:\n    url: https://x/mcp\n    oauth:\n      ‸")
+    _c, items = await completions(client, tmp_path / "lait.config.yml", text)
+    assert labels(items) == ["client_id", "client_secret_env", "scopes"]
 
 
 # --------------------------------------------------------------------------------------------

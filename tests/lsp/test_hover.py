@@ -107,6 +107,19 @@ async def test_config_and_agent_keys(client: LanguageClient, tmp_path: Path) -> 
     )
 
 
+async def test_oauth_block_keys(client: LanguageClient, tmp_path: Path) -> None:
+    files = write_project(
+        tmp_path,
+        {
+            "lait.config.yml": "mcp_servers:\n  x:\n    url: 'http://x'\n    oauth:\n      client_secret_e‸nv: X\n"
+        },
+    )
+    cfg = files["lait.config.yml"]
+    uri = open_doc(client, tmp_path / "lait.config.yml", cfg.text)
+    text = text_of(await hover(client, uri, cfg.at))
+    assert m.McpOAuthConfig.model_fields["client_secret_env"].description in text
+
+
 async def test_mcp_server_tool_and_skill_names(client: LanguageClient, tmp_path: Path) -> None:
     files = project(
         tmp_path,
