@@ -64,6 +64,7 @@ def _register() -> None:
         compare,
         completion,
         doctor,
+        eval,
         graph,
         history,
         init,
@@ -108,6 +109,7 @@ def _register() -> None:
     cache.register(app)
     runs.register(app)
     test.register(app)
+    eval.register(app)
 
 
 def _load_env(argv: list[str]) -> None:

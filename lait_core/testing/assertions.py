@@ -1,14 +1,17 @@
 """Evaluating a test's assertions against what a run left (spec tools-mcp-cli 7.6).
 
-Each assertion gives ``None`` (it holds) or the message saying why not. They are independent and
-evaluated in order (they are cheap and local: no model is called in ``lait test``), so the report
-keeps their original order.
+Each assertion gives ``None`` (it holds) or the message saying why not. In ``lait test`` they are
+evaluated in order (they are cheap and local: no model is called, so ``llm_judge`` fails as not
+supported); in ``lait eval`` (:func:`check_all_async`) they are evaluated independently, at most 4
+at once, ``llm_judge`` through the judge the caller gives. Either way the report keeps their
+original order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,3 +145,34 @@ def check_all(assertions: Sequence[Assertion], outcome: Outcome) -> list[str]:
         if problem is not None:
             out.append(f"assertion {n}: {problem}")
     return out
+
+
+Judge = Callable[[LlmJudge, str], Awaitable["str | None"]]
+"""Grades an output with a model: None (the score reached the threshold) or the failure message."""
+ASSERTION_CONCURRENCY = 4
+
+
+async def check_async(assertion: Assertion, text: str, outcome: Outcome, judge: Judge) -> str | None:
+    """As :func:`check`, with ``llm_judge`` (also nested in ``step_output``) graded by ``judge``."""
+    if isinstance(assertion, LlmJudge):
+        return await judge(assertion, text)
+    if isinstance(assertion, StepOutput) and assertion.id in outcome.steps:
+        step_text = _text_of(outcome.steps[assertion.id])
+        for n, nested in enumerate(assertion.assert_, 1):
+            problem = await check_async(nested, step_text, outcome, judge)
+            if problem is not None:
+                return f"step_output '{assertion.id}': assertion {n}: {problem}"
+        return None
+    return check(assertion, text, outcome)
+
+
+async def check_all_async(assertions: Sequence[Assertion], outcome: Outcome, judge: Judge) -> list[str]:
+    """As :func:`check_all`, evaluated at most :data:`ASSERTION_CONCURRENCY` at once."""
+    gate = asyncio.Semaphore(ASSERTION_CONCURRENCY)
+
+    async def one(assertion: Assertion) -> str | None:
+        async with gate:
+            return await check_async(assertion, outcome.text, outcome, judge)
+
+    problems = await asyncio.gather(*(one(a) for a in assertions))
+    return [f"assertion {n}: {p}" for n, p in enumerate(problems, 1) if p is not None]

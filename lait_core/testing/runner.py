@@ -81,7 +81,7 @@ class FileResult:
         return {"file": self.file, "status": "pass" if self.passed else "fail", "failures": self.failures}
 
 
-class _StepOutputs(Checkpointer):
+class StepOutputs(Checkpointer):
     """A checkpointer that only remembers the top-level step outputs (it never saves)."""
 
     __slots__ = ()
@@ -96,7 +96,7 @@ class _StepOutputs(Checkpointer):
         pass
 
 
-def _error_text(exc: BaseException) -> str:
+def error_text(exc: BaseException) -> str:
     parts: list[str] = []
     seen: BaseException | None = exc
     while seen is not None and len(parts) < 8:
@@ -143,13 +143,13 @@ async def run_file(path: Path, config: Config, config_dir: Path, approve_tools: 
         result.failures.append(str(exc))
         return result
     records.trace = TraceRecorder()
-    outputs = _StepOutputs(CheckpointStore(base), Checkpoint("test", "", None, {}, [], []))
+    outputs = StepOutputs(CheckpointStore(base), Checkpoint("test", "", None, {}, [], []))
     prompt = None
     if definition.input is not None:
         import json
 
         prompt = definition.input if isinstance(definition.input, str) else json.dumps(definition.input)
-    inputs = {k: v if isinstance(v, str) else _json(v) for k, v in (definition.inputs or {}).items()}
+    inputs = input_texts(definition.inputs)
     try:
         async with RunSession.open(
             config,
@@ -168,17 +168,20 @@ async def run_file(path: Path, config: Config, config_dir: Path, approve_tools: 
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a run failure fails this file only (spec 7.6)
-        result.failures.append(_error_text(exc))
+        result.failures.append(error_text(exc))
         return result
     outcome = Outcome(ran.text, records.trace.events, ran.usage, outputs.state.steps_outputs)
     result.failures.extend(check_all(definition.assert_, outcome))
     return result
 
 
-def _json(value: Any) -> str:
+def input_texts(inputs: dict[str, Any] | None) -> dict[str, str]:
+    """Declared inputs as ``--input`` text: a string as is, anything else as JSON."""
     import json
 
-    return json.dumps(value, ensure_ascii=False)
+    return {
+        k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in (inputs or {}).items()
+    }
 
 
 async def run_files(

@@ -127,6 +127,8 @@ class _State:
     models: list[str] = field(default_factory=lambda: ["scripted-model"])
     log: TextIO | None = None
     counter: int = 0
+    routes: list[tuple[str, deque[Item]]] = field(default_factory=list)
+    """Replies kept for requests whose last message contains a text (see ``route``)."""
     api_key: str | None = None
     """When set, a request without ``Authorization: Bearer <api_key>`` is answered 401."""
 
@@ -190,6 +192,13 @@ class ScriptedOpenAIServer:
         with self._state.lock:
             self._state.script.extend(items)
 
+    def route(self, text: str, *items: Item) -> None:
+        """Answer requests whose last message's content contains ``text`` with ``items`` (in order),
+        before the main script: concurrent requests (``lait eval``) then get replies that do not
+        depend on their arrival order. The first matching route with replies left wins."""
+        with self._state.lock:
+            self._state.routes.append((text, deque(items)))
+
     def clear(self) -> None:
         """Drop the replies not sent yet (a request that aborted left them unused)."""
         with self._state.lock:
@@ -214,6 +223,14 @@ class ScriptedOpenAIServer:
     def all_requests(self) -> list[Recorded]:
         with self._state.lock:
             return list(self._state.requests)
+
+
+def _last_content(body: Any) -> str | None:
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return None
+    content = messages[-1].get("content")
+    return content if isinstance(content, str) else json.dumps(content)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -254,8 +271,11 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"message": f"no such path {self.path}"}})
             return
+        last = _last_content(body)
         with self.shared.lock:
-            item = self.shared.script.popleft() if self.shared.script else None
+            routed = next((q for t, q in self.shared.routes if q and last is not None and t in last), None)
+            script = routed if routed is not None else self.shared.script
+            item = script.popleft() if script else None
             self.shared.counter += 1
             number = self.shared.counter
         if item is None:
