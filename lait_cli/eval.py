@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lait_cli.main import fail
+from lait_cli.common import fail
 from lait_cli.options import ApproveToolsOption, ConfigOption, NoConfigOption, VerboseOption
 from lait_cli.runner import Common
 
