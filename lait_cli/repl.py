@@ -6,11 +6,12 @@
   ``--render``/``default.render`` is shown as Markdown (rich) once complete.
 - Meta-commands: ``/exit``, ``/clear`` (forgets the in-memory history; a ``--session`` file is kept),
   ``/model [NAME]``, ``/system [TEXT]`` (no text: back to the configured system prompt), ``/help``.
-- Line editing: history search with Ctrl-R, kept per project in ``.lait/chat_history`` (beside the
-  project's lait.config.yml, else in the working directory); a new line with Esc-Enter or a
-  trailing ``\\``; Tab completes ``/`` commands and, after ``/model``, the config's model aliases.
-- Tool approvals (``--approve-tools``) are asked with prompt_toolkit too, so they never mix with
-  the input line.
+- Line editing: history search with Ctrl-R (Enter sends the entry found, as in bash), kept per
+  project in ``.lait/chat_history`` (beside the project's lait.config.yml, else in the working
+  directory); a new line with Esc-Enter or a trailing ``\\``; Tab completes ``/`` commands and,
+  after ``/model``, the config's model aliases.
+- Tool approvals (``--approve-tools``) and MCP elicitation questions are asked with prompt_toolkit
+  too, one at a time, so they never mix with the input line (nor with each other).
 - Ctrl-C during a turn cancels it (tool process trees included) and the REPL goes on; a second
   Ctrl-C before the cancelled turn has wound down exits 130. At the prompt, Ctrl-C clears a
   non-empty line and exits 130 on an empty one; Ctrl-D (or ``/exit``) exits 0.
@@ -39,7 +40,12 @@ if TYPE_CHECKING:
 
     from lait_core.documents.models import Config
     from lait_core.engine.conversation import Reply
-    from lait_core.engine.interaction import ApprovalDecision, ApprovalRequest
+    from lait_core.engine.interaction import (
+        ApprovalDecision,
+        ApprovalRequest,
+        ElicitationRequest,
+        ElicitationResult,
+    )
     from lait_core.engine.session import RunSession
 
 COMMANDS = {
@@ -92,6 +98,7 @@ def _completer(aliases: Iterable[str]) -> Any:
 
 
 def _bindings() -> Any:
+    from prompt_toolkit.filters import is_searching
     from prompt_toolkit.key_binding import KeyBindings
 
     kb = KeyBindings()
@@ -100,7 +107,15 @@ def _bindings() -> Any:
     def _newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
 
-    @kb.add("enter")
+    @kb.add("enter", filter=is_searching)
+    def _accept_found(event: Any) -> None:
+        # Enter during a Ctrl-R search sends the entry found, as in bash.
+        from prompt_toolkit.search import accept_search
+
+        accept_search()
+        event.app.current_buffer.validate_and_handle()
+
+    @kb.add("enter", filter=~is_searching)
     def _accept(event: Any) -> None:
         buf = event.current_buffer
         if buf.text.endswith("\\"):
@@ -133,28 +148,43 @@ def _history(folder: Path) -> Any:
 
 
 class ReplTerminal(ChatTerminal):
-    """Tool approvals through prompt_toolkit (never competing with the input line for stdin)."""
+    """Tool approvals and MCP elicitation questions through prompt_toolkit, one at a time (never
+    competing with the input line, or with each other, for the terminal)."""
 
-    async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._prompt_lock: asyncio.Lock | None = None
+
+    async def _ask_line(self, header: str, prompt: str) -> str:
+        """Show ``header`` on stderr and read one line with prompt_toolkit. Ctrl-C cancels the turn
+        (the REPL goes on); Ctrl-D raises EOFError."""
         from prompt_toolkit import PromptSession
 
-        from lait_core.engine.interaction import APPROVAL_PROMPT, ApprovalDecision
+        if self._prompt_lock is None:
+            self._prompt_lock = asyncio.Lock()
+        async with self._prompt_lock:
+            self.stderr.write(header)
+            self.stderr.flush()
+            session: PromptSession[str] = PromptSession()
+            try:
+                return await session.prompt_async(prompt)
+            except KeyboardInterrupt:
+                raise asyncio.CancelledError from None
+
+    async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
+        from lait_core.engine.interaction import APPROVAL_PROMPT, ApprovalDecision, shown_arguments
         from lait_core.engine.models import ApprovalError, argv_text
 
         state = self.state
         if call.name in state.always:
             return ApprovalDecision.ONCE
-        lines = [f"tool call: {call.name}", f"arguments: {call.arguments}"]
+        lines = [f"tool call: {call.name}", f"arguments: {shown_arguments(call.arguments)}"]
         if call.command is not None:
             lines.append(f"command: {argv_text(call.command)}")
-        self.stderr.write("\n".join(lines) + "\n")
-        self.stderr.flush()
-        session: PromptSession[str] = PromptSession()
+        header = "\n".join(lines) + "\n"
         while True:
             try:
-                answer = (await session.prompt_async(APPROVAL_PROMPT)).strip()
-            except KeyboardInterrupt:
-                raise asyncio.CancelledError from None
+                answer = (await self._ask_line(header, APPROVAL_PROMPT)).strip()
             except EOFError:
                 raise ApprovalError("no answer to the approval prompt") from None
             if answer in ("y", "Y"):
@@ -164,7 +194,31 @@ class ReplTerminal(ChatTerminal):
             if answer in ("a", "A"):
                 state.always.add(call.name)
                 return ApprovalDecision.SESSION
-            self.stderr.write("answer y (yes), n (no) or a (always for this tool)\n")
+            header = "answer y (yes), n (no) or a (always for this tool)\n"
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationResult:
+        """A form question of an MCP server (``allow_elicitation: true``): one line of JSON, or
+        ``decline``/``cancel``; anything else is asked again. Ctrl-D declines; Ctrl-C cancels the
+        turn. URL mode and servers without ``allow_elicitation`` behave as in single-shot chat."""
+        from lait_core.engine.interaction import (
+            DECLINE,
+            ELICITATION_PROMPT,
+            elicitation_answer,
+            elicitation_text,
+        )
+
+        if not request.allowed or request.mode != "form":
+            return await super().elicit(request)
+        header = elicitation_text(request)
+        while True:
+            try:
+                line = await self._ask_line(header, ELICITATION_PROMPT)
+            except EOFError:
+                return DECLINE
+            result = elicitation_answer(line)
+            if result is not None:
+                return result
+            header = "the answer is not a JSON object; answer again, or 'decline' / 'cancel'\n"
 
 
 def run_repl(o: ChatOptions) -> int:

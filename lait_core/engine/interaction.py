@@ -512,10 +512,7 @@ class TerminalInteraction:
         def prompt(abandoned: threading.Event) -> ElicitationResult:
             self._acquire(state.elicitation_lock, abandoned)
             try:
-                lines = [f"mcp_servers.{request.server}: {request.message}"]
-                lines.extend(_schema_lines(request.requested_schema))
-                lines.append("answer with one line of JSON (an object), or 'decline' / 'cancel': ")
-                self._say("\n".join(lines))
+                self._say(elicitation_text(request) + ELICITATION_PROMPT)
                 try:
                     line = self.stdin.readline()
                 except OSError:
@@ -523,15 +520,9 @@ class TerminalInteraction:
                     return DECLINE
                 if abandoned.is_set():
                     raise _Abandoned
-                answer = line.strip()
-                if answer.lower() in ("decline", "cancel"):
-                    return ElicitationResult(answer.lower())
-                try:
-                    value = json.loads(answer)
-                except ValueError:
-                    value = None
-                if isinstance(value, dict):
-                    return ElicitationResult("accept", value)
+                result = elicitation_answer(line)
+                if result is not None:
+                    return result
                 self._say("note: the answer is not a JSON object; declining\n")
                 return DECLINE
             finally:
@@ -630,6 +621,30 @@ def progress_line(e: Event) -> str | None:
         about = f"{e.name}: {e.description}" if e.description else e.name
         return f"==> {about}" if e.depth == 0 else f"{e.prefix}-> {about}"
     return None
+
+
+ELICITATION_PROMPT = "answer with one line of JSON (an object), or 'decline' / 'cancel': "
+
+
+def elicitation_text(request: ElicitationRequest) -> str:
+    """What a terminal shows before reading the answer to a form elicitation: the server, its
+    message and one line per field of the requested schema (each line ends with a newline)."""
+    lines = [f"mcp_servers.{request.server}: {request.message}"]
+    lines.extend(_schema_lines(request.requested_schema))
+    return "\n".join(lines) + "\n"
+
+
+def elicitation_answer(line: str) -> ElicitationResult | None:
+    """The result of a one-line answer to a form elicitation: ``decline``/``cancel`` (any case), or
+    a JSON object (accepted); None when the line is neither."""
+    answer = line.strip()
+    if answer.lower() in ("decline", "cancel"):
+        return ElicitationResult(answer.lower())
+    try:
+        value = json.loads(answer)
+    except ValueError:
+        return None
+    return ElicitationResult("accept", value) if isinstance(value, dict) else None
 
 
 def _schema_lines(schema: Mapping[str, Any] | None) -> list[str]:

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pexpect
@@ -34,13 +35,13 @@ def server() -> Iterator[ScriptedOpenAIServer]:
         yield s
 
 
-def _spawn(lait: Lait, *args: str) -> pexpect.spawn:
+def _spawn(lait: Lait, *args: str, cwd: Path | None = None) -> pexpect.spawn:
     env = {k: v for k, v in lait.env.items() if not k.startswith(("OPENAI_", "LLM_"))}
     env.update(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", PYTHONPATH=str(REPO), COLUMNS="200", LINES="40")
     child = pexpect.spawn(
         sys.executable,
         ["-m", "lait_cli.main", *args],
-        cwd=str(lait.cwd),
+        cwd=str(cwd or lait.cwd),
         env=env,
         encoding="utf-8",
         timeout=60,
@@ -197,3 +198,91 @@ def test_multi_line_input_and_tab_completion(lait: Lait, server: ScriptedOpenAIS
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+ELICIT_CONFIG = """\
+mcp_servers:
+  notes:
+    command: PYTHON
+    args: [-m, tests.peers.mcp_elicit_server]
+    cwd: REPO
+    allow_elicitation: true
+"""
+
+
+def test_an_elicitation_during_a_turn_is_asked_through_the_line_editor(
+    lait: Lait, server: ScriptedOpenAIServer
+) -> None:
+    """A real MCP server's tool elicits during a REPL turn: the question is shown, a line that is
+    not a JSON object is asked again (not sent), the JSON answer reaches the server, and the input
+    line afterwards is clean (the next prompt takes a whole new line)."""
+    lait.write("lait.config.yml", ELICIT_CONFIG.replace("PYTHON", sys.executable).replace("REPO", str(REPO)))
+    server.push(
+        tool_calls(call("notes__save_note", {"text": "buy milk"})),
+        text("note saved"),
+        text("second turn"),
+    )
+    child = _spawn(lait, "chat", "--base-url", server.url, "--model", "m", "--mcp", "notes")
+    try:
+        child.expect_exact("m>")
+        child.sendline("save my note")
+        child.expect_exact("Save the note 'buy milk'?")
+        child.expect_exact("title (required)")
+        child.expect_exact("answer with one line of JSON")
+        child.sendline("not json")
+        child.expect_exact("the answer is not a JSON object")
+        child.expect_exact("answer with one line of JSON")
+        child.sendline('{"title": "Shopping", "priority": 2}')
+        child.expect_exact("note saved")
+        child.expect_exact("m>")
+        tools = [m["content"] for m in server.bodies[1]["messages"] if m["role"] == "tool"]
+        assert len(tools) == 1 and tools[0].startswith("saved 'Shopping' (priority 2): buy milk"), tools
+        child.sendline("and now")
+        child.expect_exact("second turn")
+        child.expect_exact("m>")
+        assert _messages(server, 2)[-1] == ("user", "and now")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, child.before
+    history = (lait.cwd / ".lait" / "chat_history").read_text()
+    assert "Shopping" not in history  # answers to questions are not input-line history
+
+
+def test_ctrl_r_finds_an_entry_of_an_earlier_repl_run(lait: Lait, server: ScriptedOpenAIServer) -> None:
+    """History is kept per project: a second REPL process finds the first one's entry with Ctrl-R
+    and a fragment of it, and Enter sends the entry found."""
+    lait.write("lait.config.yml", "default:\n  model: m\n")
+    server.push(text("first answer"), text("second answer"), text("found again"))
+    child = _spawn(lait, "chat", "--base-url", server.url)
+    try:
+        child.expect_exact("m>")
+        child.sendline("the zebra entry")
+        child.expect_exact("first answer")
+        child.expect_exact("m>")
+        child.sendline("something else")
+        child.expect_exact("second answer")
+        child.expect_exact("m>")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    (lait.cwd / "sub").mkdir()
+    child = _spawn(lait, "chat", "--base-url", server.url, cwd=lait.cwd / "sub")  # the project found upward
+    try:
+        child.expect_exact("m>")
+        child.sendcontrol("r")
+        child.expect_exact("reverse-i-search")
+        child.send("zeb")
+        child.expect_exact("ra entry")  # "the zebra entry" with the fragment highlighted
+        child.send("\r")
+        child.expect_exact("found again")
+        child.expect_exact("m>")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert _messages(server, 2) == [("user", "the zebra entry")]
