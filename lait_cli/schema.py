@@ -1,4 +1,4 @@
-"""`lait schema config|agent|workflow`"""
+"""`lait schema config|agent|workflow|test`"""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from lait_cli.common import fail
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="schema", help="Print the JSON Schema of a file kind: config, agent or workflow.")(
+    app.command(name="schema", help="Print the JSON Schema of a file kind: config, agent, workflow or test.")(
         schema
     )
 
 
-def schema(kind: Annotated[str, typer.Argument(help="config, agent or workflow.")]) -> None:
+def schema(kind: Annotated[str, typer.Argument(help="config, agent, workflow or test.")]) -> None:
     from lait_core.schemas import KINDS, schema_text
 
     if kind not in KINDS:

@@ -16,7 +16,7 @@ from pydantic.json_schema import models_json_schema
 
 from lait_core.documents import models as m
 
-KINDS = ("config", "agent", "workflow")
+KINDS = ("config", "agent", "workflow", "test")
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 _SCHEMA_SOURCE = {
@@ -109,6 +109,46 @@ def _common_defs(defs: dict[str, Any]) -> None:
             defs[name]["dependentRequired"] = {"schema_name": ["output_schema"]}
 
 
+def _assertion_defs(defs: dict[str, Any]) -> None:
+    """Descriptions for the assertion models, and one ``assertion`` definition their lists refer to
+    (pydantic's OpenAPI-only ``discriminator`` dropped: a ``const`` ``type`` already tells them apart)."""
+    from lait_core.lint.testfiles.docs import ASSERTION_KEYS, ASSERTION_TYPES
+    from lait_core.lint.testfiles.invalid_value import assertion_models
+
+    members = []
+    for type_name, cls in assertion_models().items():
+        sub = defs[cls.__name__]
+        sub["description"] = ASSERTION_TYPES[type_name]
+        for key, prop in sub["properties"].items():
+            prop["description"] = ASSERTION_KEYS[key]
+            if key == "assert":
+                sub["properties"][key] = {
+                    "description": ASSERTION_KEYS[key],
+                    "type": "array",
+                    "items": {"$ref": "#/$defs/assertion"},
+                }
+        members.append({"$ref": f"#/$defs/{cls.__name__}"})
+    defs["assertion"] = {"description": "One assertion: a mapping with a `type` key.", "oneOf": members}
+
+
+def _test_schema() -> tuple[dict[str, Any], dict[str, Any]]:
+    from lait_core.lint.testfiles.docs import TEST_KEYS
+    from lait_core.testing.definition import TestDefinition
+
+    defs = _generate([TestDefinition])
+    _assertion_defs(defs)
+    schema = _root(defs, "TestDefinition")
+    schema["description"] = "A `lait test` file: a workflow replayed from its cassette, then assertions."
+    for key, prop in schema["properties"].items():
+        prop["description"] = TEST_KEYS[key]
+    schema["properties"]["assert"] = {
+        "description": TEST_KEYS["assert"],
+        "type": "array",
+        "items": {"$ref": "#/$defs/assertion"},
+    }
+    return schema, defs
+
+
 def generate(kind: str) -> dict[str, Any]:
     if kind == "config":
         defs = _generate([m.Config])
@@ -135,6 +175,8 @@ def generate(kind: str) -> dict[str, Any]:
         for key, cls in m.STEP_KINDS.items():
             defs[cls.__name__]["required"] = sorted({key, *defs[cls.__name__].get("required", [])})
         schema = _root(defs, "Workflow")
+    elif kind == "test":
+        schema, defs = _test_schema()
     else:
         raise ValueError(f"unknown schema kind {kind!r}")
     if defs:

@@ -52,6 +52,7 @@ FAMILIES = {
     "4": "references",
     "5": "capabilities",
     "6": "security",
+    "7": "testfiles",
 }
 
 

@@ -90,6 +90,25 @@ AGREEMENT = [
     ("config", "api_key: a\napi_key_cmd: b\n", False),
     ("config", "defualt: {}\n", False),
     ("config", "mcp_servers:\n  a: {command: x, allowed_tools: []}\n", True),
+    ("test", "workflow: w.yml\nreplay: tape\n", True),
+    ("test", "workflow: w.yml\n", False),
+    ("test", "workflow: w.yml\nreplay: tape\nasert: []\n", False),
+    ("test", "workflow: w.yml\nreplay: t\ninput: {a: 1}\nassert:\n  - {type: equals, value: {a: 1}}\n", True),
+    ("test", "workflow: w.yml\nreplay: t\nassert:\n  - {type: contains}\n", False),
+    ("test", "workflow: w.yml\nreplay: t\nassert:\n  - {type: contain, value: x}\n", False),
+    ("test", "workflow: w.yml\nreplay: t\nassert:\n  - {type: tool_called, name: t, min: -1}\n", False),
+    (
+        "test",
+        "workflow: w.yml\nreplay: t\nassert:\n  - type: step_output\n    id: s\n    assert:\n"
+        "      - {type: jq, expr: '.a'}\n      - {type: usage, max_total_tokens: 9, max_cost_usd: 0.5}\n",
+        True,
+    ),
+    (
+        "test",
+        "workflow: w.yml\nreplay: t\nassert:\n  - type: step_output\n    id: s\n    assert:\n"
+        "      - {type: jq, expr: '.a', extra: 1}\n",
+        False,
+    ),
 ]
 
 
@@ -106,6 +125,10 @@ def test_schema_and_loader_agree(kind: str, text: str, valid: bool) -> None:
             parse_agent(f"---\n{text}---\nbody\n", "a.md").ok
             and not parse_agent(f"---\n{text}---\nbody\n", "a.md").diagnostics
         )
+    elif kind == "test":
+        from lait_core.testing.definition import parse_test
+
+        loader_ok = parse_test(text, "t.yml")[0] is not None
     else:
         doc = parse_config(text)
         loader_ok = doc.ok and not doc.diagnostics

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from lait_core.diagnostics import Diagnostic, Fix
 from lait_core.lint import suppression
-from lait_core.lint.discovery import FileKind
+from lait_core.lint.discovery import YAML_KINDS, FileKind
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.frontmatter import Split, split_frontmatter, starts_with_frontmatter
 from lait_core.source.positions import LineIndex, Position, Range
@@ -442,7 +442,7 @@ def suppress_file_edit(layout: _Layout, diag: Diagnostic) -> TextEdit | None:
 # -- all of them --------------------------------------------------------------------------------
 def is_markdown(kind: FileKind) -> bool:
     """Which suppression syntax a file kind uses (as the lint engine applies them)."""
-    return kind not in (FileKind.WORKFLOW, FileKind.CONFIG)
+    return kind not in YAML_KINDS
 
 
 def _with_fixes(

@@ -333,7 +333,7 @@ def folding_ranges(kind: FileKind, text: str) -> list[Fold]:
         if split.closing_line > 0:
             found[0] = split.closing_line
         _folds(root, found)
-    elif kind in (FileKind.WORKFLOW, FileKind.CONFIG):
+    elif kind in (FileKind.WORKFLOW, FileKind.CONFIG, FileKind.TEST, FileKind.EVAL):
         parsed = parse_yaml(text)
         if parsed.root is None:
             return []

@@ -13,6 +13,9 @@ from lait_core.source.frontmatter import starts_with_frontmatter
 
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
 _TOP_STEPS = re.compile(r"^(?:steps|nodes)\s*:", re.MULTILINE)
+_TOP_KEY = re.compile(r"^([A-Za-z_]+)[ \t]*:", re.MULTILINE)
+TEST_SUFFIXES = (".test.yml", ".test.yaml")
+EVAL_SUFFIXES = (".eval.yml", ".eval.yaml")
 
 
 class FileKind(Enum):
@@ -20,6 +23,10 @@ class FileKind(Enum):
     WORKFLOW = "workflow"
     AGENT = "agent"
     SKILL = "skill"
+    TEST = "test"
+    """A `lait test` file (spec tools-mcp-cli 7.6); see :func:`yaml_kind`."""
+    EVAL = "eval"
+    """A `lait eval` file (spec tools-mcp-cli 7.7); see :func:`yaml_kind`."""
     UNKNOWN = "unknown"
 
 
@@ -35,6 +42,31 @@ def file_kind(path: str | Path) -> FileKind:
     if ext == "md":
         return FileKind.AGENT
     return FileKind.UNKNOWN
+
+
+YAML_KINDS = frozenset((FileKind.WORKFLOW, FileKind.CONFIG, FileKind.TEST, FileKind.EVAL))
+"""The kinds whose files are YAML documents (the others are Markdown with frontmatter)."""
+
+
+def yaml_kind(path: str | Path, text: str) -> FileKind:
+    """The kind of a ``.yml``/``.yaml`` file other than lait.config.yml, by its top-level keys and name.
+
+    A top-level ``steps:`` (or the version 1 ``nodes:``) makes a workflow, whatever the name.
+    Otherwise a test file has ``replay:`` or both ``workflow:`` and ``assert:`` at the top level, or is
+    named ``*.test.yml``/``*.test.yaml``; an eval file has both ``target:`` and ``cases:``, or is named
+    ``*.eval.yml``/``*.eval.yaml`` (so a new, still empty file already gets completion). Everything
+    else is a workflow, as before test files existed. A workflow never has these keys at its top
+    level (they are unknown there), so no valid workflow is taken for a test or eval file.
+    """
+    keys = set(_TOP_KEY.findall(text)) if text else set()
+    if "steps" in keys or "nodes" in keys:
+        return FileKind.WORKFLOW
+    name = os.path.basename(str(path)).lower()
+    if name.endswith(TEST_SUFFIXES) or "replay" in keys or {"workflow", "assert"} <= keys:
+        return FileKind.TEST
+    if name.endswith(EVAL_SUFFIXES) or {"target", "cases"} <= keys:
+        return FileKind.EVAL
+    return FileKind.WORKFLOW
 
 
 def _md_has_frontmatter(path: str) -> bool:
@@ -117,7 +149,8 @@ def lait_kind(
     file already gets completion) or that a config registers under ``workflows:``; a ``.md``
     with frontmatter that is registered under ``agents:``, lives in an ``agents/`` folder, or is used
     by an ``agent:`` step (``agent_refs``); or a ``SKILL.md`` or a Markdown file registered under
-    ``skills:`` (whatever its name). Other YAML and Markdown are not. The
+    ``skills:`` (whatever its name); or a test or eval file (:func:`yaml_kind`). Other YAML and
+    Markdown are not. The
     language server uses this for every open document, `lait lint --only-lait-files` (the
     pre-commit hook) for every file it is given."""
     kind = registered_kind(path, skills)
@@ -126,6 +159,9 @@ def lait_kind(
     if path.name == CONFIG_NAME:
         return FileKind.CONFIG
     if kind is FileKind.WORKFLOW:
+        refined = yaml_kind(path, text)
+        if refined is not FileKind.WORKFLOW:
+            return refined
         if (
             _TOP_STEPS.search(text)
             or path.parent.name == "workflows"

@@ -30,7 +30,15 @@ from lait_core.lint.checks.agents import check_agent_body, check_agent_content
 from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
 from lait_core.lint.checks.config import check_config
 from lait_core.lint.checks.workflows import WorkflowChecks
-from lait_core.lint.discovery import FileKind, discover, file_kind, lait_kind, registered_kind
+from lait_core.lint.discovery import (
+    YAML_KINDS,
+    FileKind,
+    discover,
+    file_kind,
+    lait_kind,
+    registered_kind,
+    yaml_kind,
+)
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.positions import ZERO
 from lait_core.workspace import Workspace, canonical
@@ -147,6 +155,8 @@ class Linter:
     def lint_text(self, text: str, path: Path, kind: FileKind | None = None) -> list[Diagnostic]:
         """Diagnostics of one file's text (suppressions applied, sorted, attributed to ``path``)."""
         kind = kind or self.kind_of(path)
+        if kind is FileKind.WORKFLOW:
+            kind = yaml_kind(path, text)
         display = _display(str(path))
         if kind is FileKind.CONFIG:
             doc = parse_config(text, display)
@@ -169,6 +179,10 @@ class Linter:
                 check_agent_content(agent.front, "the agent", path.parent, ws.config, diags, skip)
         elif kind is FileKind.SKILL:
             diags = list(parse_skill(text, display).diagnostics)
+        elif kind in (FileKind.TEST, FileKind.EVAL):
+            from lait_core.lint.testfiles.checks import check_file
+
+            diags = check_file(text, path, display, kind, ws)
         else:
             diags = [
                 Diagnostic(
@@ -180,7 +194,7 @@ class Linter:
             ]
         if skip.skipped and _config_absent(ws):
             diags.append(skipped_diagnostic())
-        finished = _finish(diags, text, display, markdown=kind is not FileKind.WORKFLOW)
+        finished = _finish(diags, text, display, markdown=kind not in YAML_KINDS)
         # LAIT506 is the file's last diagnostic, whatever its position
         return [d for d in finished if d.code != "LAIT506"] + [d for d in finished if d.code == "LAIT506"]
 

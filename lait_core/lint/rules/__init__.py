@@ -1,6 +1,6 @@
 """Rule families; importing this package registers every rule in the registry."""
 
-from lait_core.lint import security
+from lait_core.lint import security, testfiles
 from lait_core.lint.rules import (
     agent,
     capabilities,
@@ -25,5 +25,6 @@ __all__ = [
     "references",
     "security",
     "source",
+    "testfiles",
     "workflow",
 ]

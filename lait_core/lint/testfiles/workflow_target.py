@@ -1,0 +1,68 @@
+"""LAIT703 test-workflow: the workflow a test or eval file runs cannot be found or does not load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lait_core.diagnostics import Diagnostic, Related, Severity
+from lait_core.documents.workflow import WorkflowDocument
+from lait_core.lint.registry import Example, rule
+from lait_core.lint.testfiles.target import resolve
+from lait_core.source.tree import ScalarNode
+from lait_core.workspace import Workspace
+
+CODE = "LAIT703"
+
+RULE = rule(
+    CODE,
+    "test-workflow",
+    Severity.ERROR,
+    "The workflow a test or eval file runs cannot be found or does not load.",
+    "`workflow:` (in an eval file `target: {workflow: ...}`) is a path relative to the test file. A "
+    "missing file, or a workflow with errors of its own, fails the test before any assertion is "
+    "checked; the workflow's first error is shown as a related location.",
+    Example(
+        "workflow: wf.yml\nreplay: tape\nassert:\n  - type: contains\n    value: hi\n",
+        "smoke.test.yml",
+        extra=(("tape/.keep", ""),),
+    ),
+    Example(
+        "workflow: wf.yml\nreplay: tape\nassert:\n  - type: contains\n    value: hi\n",
+        "smoke.test.yml",
+        extra=(("wf.yml", "steps:\n  - prompt: Say hi\n"), ("tape/.keep", "")),
+    ),
+)
+
+
+def check(
+    node: ScalarNode | None, file: Path, ws: Workspace, out: list[Diagnostic]
+) -> WorkflowDocument | None:
+    """The target workflow's document when it loads; a LAIT703 at ``node`` when it does not."""
+    if node is None:
+        return None
+    assert isinstance(node.value, str)
+    path = resolve(file, node.value)
+    if not path.is_file():
+        what = "is not a file" if path.exists() else "does not exist"
+        out.append(
+            Diagnostic(CODE, f"the workflow '{node.value}' {what} (relative to this file)", node.range)
+        )
+        return None
+    doc = ws.workflow(path)
+    if not isinstance(doc, WorkflowDocument):
+        problem = doc.problem
+        reason = f": {problem.message}" if problem is not None else ""
+        out.append(Diagnostic(CODE, f"the workflow '{node.value}' cannot be read{reason}", node.range))
+        return None
+    errors = [d for d in doc.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        first = errors[0]
+        out.append(
+            Diagnostic(
+                CODE,
+                f"the workflow '{node.value}' does not load ({len(errors)} error(s)); `lait lint` it",
+                node.range,
+                related=(Related(str(path), first.range, first.message),),
+            )
+        )
+    return doc
