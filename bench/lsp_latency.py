@@ -21,8 +21,10 @@ What it does (details in bench/README.md):
    different lines, and it times each edit until a ``publishDiagnostics`` arrives that shows the new
    state. The result is the median of ``--edits`` edits after ``--warmup`` edits.
 4. At 1,000 lines it times lait-ls completion and hover requests (and yaml-language-server's, for
-   context) at three positions: a key, an ``mcp:`` list, and ``{{ steps.`` in a prompt. Each runs both
-   on an unchanged document and as the first request after an edit (a new document version).
+   context) at three positions: a key, an ``mcp:`` list, and ``{{ steps.`` in a prompt, and
+   ``textDocument/semanticTokens/full`` for the whole document (jq and template tokens; the peer offers
+   none). Each runs both on an unchanged document and as the first request after an edit (a new
+   document version).
 5. Prints a table and writes every sample as JSON to ``bench/.out/lsp_latency.json``.
 
 yaml-language-server validates 200 ms after the last change. That delay is hard-coded
@@ -70,6 +72,7 @@ YLS_DEBOUNCE_MS = 200.0  # validationDelayMs in yaml-language-server/out/src/yam
 DIAG_TARGET_MS = 30.0  # lait-ls median didChange -> diagnostics at 1,000 lines
 RATIO_TARGET = 0.25  # lait-ls / yaml-language-server at 10,000 lines (raw latencies)
 REQUEST_TARGET_MS = 20.0  # completion and hover medians at 1,000 lines
+SEMANTIC_TOKENS_TARGET_MS = 20.0  # semanticTokens/full median at 1,000 lines
 EXPECTED_CLEAN_CODES = frozenset({"LAIT506"})
 WAIT_TIMEOUT_S = 60.0
 
@@ -808,7 +811,11 @@ async def measure_requests(
     """Completion and hover round trips at each position, in both REQUEST_MODES (n/a without the
     capability). "after an edit" waits for the edit's diagnostics first, so only the request is timed."""
     caps = client.capabilities
-    features = {"completion": "completionProvider", "hover": "hoverProvider"}
+    features = {
+        "completion": "completionProvider",
+        "hover": "hoverProvider",
+        "semanticTokens": "semanticTokensProvider",
+    }
     out: JsonObj = {}
     doc = OpenDoc(client, case.path, case.clean)
     waiter = client.expect_diagnostics(doc.uri, lambda d: True)
@@ -826,13 +833,21 @@ async def measure_requests(
         for mode in modes:
             per: JsonObj = {}
             everything: list[float] = []
-            for label, (line, ch) in positions.items():
+            where = {"whole document": (0, 0)} if feature == "semanticTokens" else positions
+            method = (
+                "textDocument/semanticTokens/full"
+                if feature == "semanticTokens"
+                else f"textDocument/{feature}"
+            )
+            for label, (line, ch) in where.items():
                 params: JsonObj = {
                     "textDocument": {"uri": doc.uri},
                     "position": {"line": line, "character": ch},
                 }
                 if feature == "completion":
                     params["context"] = {"triggerKind": 1}
+                if feature == "semanticTokens":
+                    del params["position"]
                 samples: list[float] = []
                 result: Any = None
                 for k in range(warmup + count):
@@ -841,7 +856,7 @@ async def measure_requests(
                         await doc.set_line(desc_line, f"{desc} (edit {next(edits)})")
                         await client.wait(waiter)
                         await asyncio.sleep(gap)
-                    result, ms = await client.request(f"textDocument/{feature}", params)
+                    result, ms = await client.request(method, params)
                     if k >= warmup:
                         samples.append(ms)
                 everything += samples
@@ -859,6 +874,8 @@ async def measure_requests(
 def describe_result(feature: str, result: Any) -> str:
     if result is None:
         return "null"
+    if feature == "semanticTokens":
+        return f"{len(result.get('data', [])) // 5} tokens"
     if feature == "completion":
         items = result.get("items", []) if isinstance(result, dict) else result
         labels = [i.get("label") for i in items[:5]]
@@ -1054,7 +1071,7 @@ def report(results: JsonObj, sizes: Sequence[int], request_size: int) -> list[st
         "| yaml-ls, same text | yaml-ls, after an edit |",
         "|---|---|---:|---:|---:|---:|",
     ]
-    for feature in ("completion", "hover"):
+    for feature in ("completion", "hover", "semanticTokens"):
         la = lait.get("requests", {}).get(feature, {"available": False})
         ya = yls.get("requests", {}).get(feature, {"available": False})
         first = la if la.get("available") else ya
@@ -1082,12 +1099,13 @@ def report(results: JsonObj, sizes: Sequence[int], request_size: int) -> list[st
     big = str(max(sizes))
     big_ratio = lait["sizes"][big]["change_median_ms"] / yls["sizes"][big]["change_median_ms"]
     checks.append((f"ratio raw at {int(big):,} lines", big_ratio, RATIO_TARGET, None))
-    for feature in ("completion", "hover"):
+    for feature in ("completion", "hover", "semanticTokens"):
         r = lait.get("requests", {}).get(feature, {})
         for mode in REQUEST_MODES:
             value = r[mode]["median_ms"] if r.get("available") else None
             what = f"lait-ls {feature} median at {request_size:,} lines, {mode} (ms)"
-            checks.append((what, value, REQUEST_TARGET_MS, None))
+            limit = SEMANTIC_TOKENS_TARGET_MS if feature == "semanticTokens" else REQUEST_TARGET_MS
+            checks.append((what, value, limit, None))
     targets = []
     for label, value, limit, _ in checks:
         verdict = "n/a" if value is None else ("PASS" if value <= limit else "MISS")

@@ -63,6 +63,11 @@ class LineIndex:
         self._starts = starts
 
     @property
+    def starts(self) -> list[int]:
+        """The offset where each line starts (do not modify)."""
+        return self._starts
+
+    @property
     def line_count(self) -> int:
         return len(self._starts)
 

@@ -68,11 +68,13 @@ PROBES = (
     lsp.TEXT_DOCUMENT_REFERENCES,
     lsp.TEXT_DOCUMENT_FOLDING_RANGE,
     lsp.TEXT_DOCUMENT_PREPARE_RENAME,
+    lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
 )
 
 # on the 10 MB file: the cheap ones first
 BIG_PROBES = (
     lsp.TEXT_DOCUMENT_COMPLETION,
+    lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
     lsp.TEXT_DOCUMENT_FOLDING_RANGE,
     lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
     lsp.TEXT_DOCUMENT_HOVER,
@@ -233,6 +235,8 @@ class Session:
             params = lsp.DocumentSymbolParams(text_document=doc)
         elif method == lsp.TEXT_DOCUMENT_FOLDING_RANGE:
             params = lsp.FoldingRangeParams(text_document=doc)
+        elif method == lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL:
+            params = lsp.SemanticTokensParams(text_document=doc)
         elif method == lsp.TEXT_DOCUMENT_CODE_ACTION:
             shown = list(self.client.diagnostics.get(self.uri, ()))
             params = lsp.CodeActionParams(
