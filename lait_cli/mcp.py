@@ -1,4 +1,5 @@
-"""`lait mcp list` and `lait mcp tools NAME`: what the configured MCP servers offer the model.
+"""`lait mcp list`, `lait mcp tools NAME` and `lait mcp call SERVER TOOL [JSON]`: what the
+configured MCP servers offer the model, and one call made by hand.
 
 ``list`` prints the ``mcp_servers:`` entries of the config in use (transport, target, the
 ``allowed_tools`` restriction, elicitation; ``*`` marks the servers of ``default.mcp``) without
@@ -7,6 +8,11 @@ one server through the engine's :class:`~lait_core.engine.tools.mcp.McpPool` (th
 agents and workflows use), lists its tools and prints them as the model sees them: the qualified
 name, the description and the ``inputSchema`` sent verbatim as ``parameters``. ``--json`` prints
 machine-readable forms (for ``tools``: the exact entries of the request's ``tools`` array).
+
+``call`` connects the same way and calls one tool through
+:func:`lait_core.engine.mcp.direct.call_tool` (the loop's gates: ``tool_policy``, ``allowed_tools``,
+``--approve-tools``, elicitation); it prints the result as the model would see it, or with
+``--json`` the ``tools/call`` result, and exits 1 when the result has ``isError: true``.
 
 Errors are one ``lait: <message>`` line: 3 for unreadable or invalid config files, 1 for an
 unknown server or a server that fails to start, list or answer. Top-level imports are typer and
@@ -30,11 +36,11 @@ from lait_cli.options import ConfigOption, NoConfigOption
 
 if TYPE_CHECKING:
     from lait_core.documents.models import Config, McpServerConfig
-    from lait_core.engine.tools.base import Tool
+    from lait_core.engine.tools.base import Tool, ToolResult
 
 mcp_app = typer.Typer(
     name="mcp",
-    help="Show the configured MCP servers and the tools they offer the model.",
+    help="Show the configured MCP servers and their tools; call a tool.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -43,9 +49,7 @@ mcp_app = typer.Typer(
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(
-        mcp_app, name="mcp", help="Show the configured MCP servers and the tools they offer the model."
-    )
+    app.add_typer(mcp_app, name="mcp", help="Show the configured MCP servers and their tools; call a tool.")
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
@@ -229,3 +233,105 @@ def render_tools(tools: list[Tool], allowed: list[str] | None) -> str:
         lines.append("    parameters: " + schema.replace("\n", "\n    "))
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
+
+
+# -- lait mcp call SERVER TOOL [JSON] --------------------------------------------------------------
+@mcp_app.command(
+    name="call",
+    help="Call one tool of an MCP server with JSON arguments, through the same allowed_tools, "
+    "tool_policy, --approve-tools and elicitation handling as a model's call; prints the result.",
+)
+def call(
+    name: Annotated[str, typer.Argument(metavar="SERVER", help="A server name from 'mcp_servers:'.")],
+    tool: Annotated[str, typer.Argument(metavar="TOOL", help="The server's own tool name.")],
+    arguments: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[JSON]", help="The arguments: a JSON object (default: none); '-' reads stdin."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the tools/call result (content, structuredContent, isError)."),
+    ] = False,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+) -> None:
+    text = _call_arguments(arguments)
+    loaded = load_servers(config, no_config)
+    result = run_call(loaded, name, tool, text)
+    if as_json:
+        payload = result.data if result.data is not None else {"content": [], "isError": result.is_error}
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(result.text + ("" if result.text.endswith("\n") or not result.text else "\n"))
+    if result.is_error:
+        raise typer.Exit(1)
+
+
+def _call_arguments(arguments: str | None) -> str:
+    """The JSON text of the arguments, checked to be an object (exit 2 otherwise)."""
+    if arguments is None:
+        return ""
+    if arguments == "-":
+        from lait_core.source.files import StreamTooLarge, read_stream
+
+        try:
+            data = read_stream(sys.stdin.buffer) if sys.stdin is not None else b""
+            arguments = data.decode("utf-8")
+        except StreamTooLarge as exc:
+            raise fail(f"standard input is larger than {exc}; lait reads at most that much", 2) from None
+        except UnicodeDecodeError:
+            raise fail("standard input is not UTF-8 text", 2) from None
+    try:
+        value = json.loads(arguments) if arguments.strip() else None
+    except ValueError as exc:
+        raise fail(f"the tool arguments are not valid JSON: {exc}", 2) from None
+    if value is not None and not isinstance(value, dict):
+        raise fail("the tool arguments must be a JSON object, like '{\"a\": 1}'", 2)
+    return arguments
+
+
+def run_call(loaded: LoadedServers, name: str, tool: str, arguments: str) -> ToolResult:
+    """One call under the Ctrl-C protocol; errors exit 1 (130 after Ctrl-C) with one
+    ``lait: <message>`` line."""
+    from lait_cli.terminal import ChatTerminal, Interrupts, run_interruptible
+    from lait_core.engine.mcp.direct import call_tool
+    from lait_core.engine.models import EngineError
+    from lait_core.engine.policy import Policy
+    from lait_core.engine.tools.mcp import McpPool
+
+    if name not in loaded.config.mcp_servers:
+        configured = ", ".join(loaded.config.mcp_servers) or "none"
+        raise fail(
+            f"unknown MCP server '{name}'; define it under 'mcp_servers:' in lait.config.yml "
+            f"(configured: {configured})",
+            1,
+        )
+    interrupts = Interrupts()
+    interaction = ChatTerminal(verbosity=GLOBALS.verbose)
+
+    async def go() -> ToolResult:
+        pool = McpPool(loaded.config.mcp_servers, base_dir=loaded.config_dir, on_spawn=interrupts.on_spawn)
+        try:
+            return await call_tool(
+                pool,
+                name,
+                tool,
+                arguments,
+                interaction,
+                policy=Policy.from_config(loaded.config.tool_policy),
+                approve=GLOBALS.approve_tools,
+            )
+        finally:
+            await pool.aclose()
+
+    try:
+        result = run_interruptible(go(), interrupts)
+    except (EngineError, asyncio.CancelledError) as exc:
+        if interrupts.sigint:
+            raise fail("interrupted", 130) from None
+        raise fail(str(exc) or "cancelled", 1) from None
+    if interrupts.sigint:
+        raise fail("interrupted", 130)
+    return result

@@ -81,6 +81,9 @@ class Tool:
 class ToolResult:
     text: str
     is_error: bool = False
+    data: dict[str, Any] | None = None
+    """MCP tools: the ``tools/call`` result as JSON (``content``, ``structuredContent``,
+    ``isError``) for ``lait mcp call --json``; None for other tools and for lait's own errors."""
 
 
 @dataclass(slots=True)

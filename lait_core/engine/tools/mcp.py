@@ -252,7 +252,10 @@ class McpToolSource(ToolSource):
             for block in result.content
         ]
         is_error = bool(result.is_error)
-        return ToolResult(render_result(content, result.structured_content, is_error), is_error)
+        data: dict[str, Any] = {"content": content, "isError": is_error}
+        if result.structured_content is not None:
+            data["structuredContent"] = result.structured_content
+        return ToolResult(render_result(content, result.structured_content, is_error), is_error, data)
 
 
 def _arguments(arguments: str, qualified_name: str) -> JsonObject | None:

@@ -1,0 +1,58 @@
+"""One MCP tool call made by a person instead of a model (``lait mcp call SERVER TOOL [JSON]``).
+
+The call goes through the same gates, in the same order, as a model's call in the tool loop
+(:meth:`lait_core.engine.loop.ToolLoop._decide`): the tool must be in the server's ``tools/list``
+(the pool's cached listing), ``tool_policy`` may deny it, ``allowed_tools`` refuses it before
+anyone is asked, ``--approve-tools`` puts it to the person (a non-interactive stdin is an error
+there, as in the loop), and then the tool source calls it with the interaction, so elicitation
+(form and URL mode) reaches the person as in a model's call.
+
+Differences from the loop, because there is no model to hand a soft failure to: a ``tool_policy``
+or interactive denial is an error (:class:`ToolRefused`) instead of a tool result.
+"""
+
+from __future__ import annotations
+
+from lait_core.engine.interaction import ApprovalRequest, Interaction
+from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.policy import INTERACTIVE_DENIAL, Policy
+from lait_core.engine.tools.base import CallContext, ToolResult
+from lait_core.engine.tools.mcp import McpPool
+
+CALL_ID = "mcp-call-1"
+
+
+class ToolRefused(McpError):
+    """``tool_policy`` or the person (``--approve-tools``) refused the call."""
+
+
+async def call_tool(
+    pool: McpPool,
+    server: str,
+    tool_name: str,
+    arguments: str,
+    interaction: Interaction,
+    *,
+    policy: Policy | None = None,
+    approve: bool = False,
+) -> ToolResult:
+    """Call ``tool_name`` (the server's own name) of ``server`` with ``arguments`` (JSON text of an
+    object; blank means none). Raises :class:`McpError` (unknown tool, refused, transport) and the
+    loop's hard errors (:class:`~lait_core.engine.models.AllowedToolsError`,
+    :class:`~lait_core.engine.models.ApprovalError`, ``ToolArgumentsError``)."""
+    source = pool.source(server)
+    tools = await source.list_tools()
+    tool = next((t for t in tools if t.name == tool_name), None)
+    if tool is None:
+        offered = ", ".join(t.name for t in tools) or "no tools"
+        raise McpError(server, f"has no tool '{tool_name}' (it offers: {offered})")
+    denial = (policy or Policy()).denial(tool.qualified_name)
+    if denial is not None:
+        raise ToolRefused(server, f"calling '{tool.qualified_name}' was {denial}")
+    source.check(tool)
+    if approve:
+        request = ApprovalRequest(tool.qualified_name, arguments or "{}", tool.kind.value, server)
+        decision = await interaction.approve(request)
+        if not decision.allowed:
+            raise ToolRefused(server, f"calling '{tool.qualified_name}' was {INTERACTIVE_DENIAL}")
+    return await source.call(tool, arguments, CallContext(interaction, CALL_ID))
