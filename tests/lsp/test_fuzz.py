@@ -69,6 +69,7 @@ PROBES = (
     lsp.TEXT_DOCUMENT_FOLDING_RANGE,
     lsp.TEXT_DOCUMENT_PREPARE_RENAME,
     lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+    lsp.TEXT_DOCUMENT_DOCUMENT_LINK,
 )
 
 # on the 10 MB file: the cheap ones first
@@ -237,6 +238,8 @@ class Session:
             params = lsp.FoldingRangeParams(text_document=doc)
         elif method == lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL:
             params = lsp.SemanticTokensParams(text_document=doc)
+        elif method == lsp.TEXT_DOCUMENT_DOCUMENT_LINK:
+            params = lsp.DocumentLinkParams(text_document=doc)
         elif method == lsp.TEXT_DOCUMENT_CODE_ACTION:
             shown = list(self.client.diagnostics.get(self.uri, ()))
             params = lsp.CodeActionParams(
