@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,7 +25,7 @@ HELP = (
     "Run an eval file's cases against the live model (each --repeat N times) and report the pass "
     "rate of each case."
 )
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "junit", "github")
 
 
 def register(app: typer.Typer) -> None:
@@ -74,7 +75,9 @@ def eval_command(
     repeat: Annotated[
         int, typer.Option("--repeat", metavar="N", help="Runs per case (values below 1 count as 1).")
     ] = 1,
-    format_: Annotated[str, typer.Option("--format", metavar="text|json", help="Report format.")] = "text",
+    format_: Annotated[
+        str, typer.Option("--format", metavar="text|json|junit|github", help="Report format.")
+    ] = "text",
     approve_tools: ApproveToolsOption = False,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
@@ -85,7 +88,7 @@ def eval_command(
     from lait_core.testing.eval import CaseResult, EvalRunner, text_report
 
     if format_ not in FORMATS:
-        usage_error(f"--format must be {' or '.join(FORMATS)} (got '{format_}')")
+        usage_error(f"--format must be text, json, junit or github (got '{format_}')")
     repeat = max(1, repeat)
     definition, diagnostics = load_eval(file)
     if definition is None:
@@ -106,6 +109,8 @@ def eval_command(
         on_run_done=progress.run_done,
     )
 
+    started = time.monotonic()
+
     async def go(_interrupts: object) -> list[object]:
         with progress:
             return list(await runner.run(repeat))
@@ -116,6 +121,14 @@ def eval_command(
     cases = [r for r in results if isinstance(r, CaseResult)]
     if format_ == "json":
         sys.stdout.write(json.dumps([c.as_json() for c in cases], ensure_ascii=False, indent=2) + "\n")
+    elif format_ == "junit":
+        from lait_core.testing.reports import junit_eval
+
+        sys.stdout.write(junit_eval(str(file), cases, time.monotonic() - started))
+    elif format_ == "github":
+        from lait_core.testing.reports import github_eval
+
+        sys.stdout.write(github_eval(str(file), cases, text_report(cases).splitlines()[-1]))
     else:
         sys.stdout.write(text_report(cases))
     finish(0 if all(c.fully_passed for c in cases) else 1)

@@ -15,6 +15,7 @@ from lait_cli.common import fail
 from lait_cli.options import ApproveToolsOption, ConfigOption, NoConfigOption, VerboseOption
 from lait_cli.runner import Common
 
+FORMATS = ("text", "json", "junit", "github")
 HELP = (
     "Run test files (a workflow replayed from its cassette, then assertions on its output and "
     "trajectory). Directories are searched for .yml/.yaml files."
@@ -27,7 +28,9 @@ def register(app: typer.Typer) -> None:
 
 def test(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Test files or directories.")],
-    format_: Annotated[str, typer.Option("--format", metavar="text|json", help="Report format.")] = "text",
+    format_: Annotated[
+        str, typer.Option("--format", metavar="text|json|junit|github", help="Report format.")
+    ] = "text",
     approve_tools: ApproveToolsOption = False,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
@@ -36,8 +39,8 @@ def test(
     from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded, usage_error
     from lait_core.testing.runner import TargetError, discover, run_files, text_report
 
-    if format_ not in ("text", "json"):
-        usage_error(f"--format must be text or json (got '{format_}')")
+    if format_ not in FORMATS:
+        usage_error(f"--format must be text, json, junit or github (got '{format_}')")
     try:
         files = discover(paths)
     except TargetError as exc:
@@ -56,6 +59,14 @@ def test(
     typed = [r for r in results if isinstance(r, FileResult)]
     if format_ == "json":
         sys.stdout.write(json.dumps([r.as_json() for r in typed], ensure_ascii=False, indent=2) + "\n")
+    elif format_ == "junit":
+        from lait_core.testing.reports import junit_tests
+
+        sys.stdout.write(junit_tests(typed))
+    elif format_ == "github":
+        from lait_core.testing.reports import github_tests
+
+        sys.stdout.write(github_tests(typed, text_report(typed).splitlines()[-1]))
     else:
         sys.stdout.write(text_report(typed))
     finish(0 if all(r.passed for r in typed) else 1)

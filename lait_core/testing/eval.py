@@ -22,6 +22,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,7 @@ meets them fully) and a short reasoning."""
 @dataclass(slots=True)
 class RunResult:
     failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
 
     @property
     def passed(self) -> bool:
@@ -89,6 +91,10 @@ class CaseResult:
     @property
     def success_rate(self) -> float:
         return self.passed / self.total if self.total else 0.0
+
+    @property
+    def seconds(self) -> float:
+        return sum(r.seconds for r in self.runs)
 
     @property
     def fully_passed(self) -> bool:
@@ -159,7 +165,9 @@ class EvalRunner:
 
             async def one(index: int, k: int) -> None:
                 async with gate:
+                    started = time.monotonic()
                     cases[index].runs[k] = await self._run_case(services, index)
+                    cases[index].runs[k].seconds = time.monotonic() - started
                 done[index] += 1
                 if self.on_run_done is not None:
                     self.on_run_done(cases[index], done[index])

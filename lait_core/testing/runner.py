@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,8 @@ def _walk(folder: Path) -> list[Path]:
 class FileResult:
     file: str
     failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    """Wall time of the file's run (the JUnit report's ``time``)."""
 
     @property
     def passed(self) -> bool:
@@ -192,7 +195,10 @@ async def run_files(
 
     async def one(path: Path) -> FileResult:
         async with gate:
-            return await run_file(path, config, config_dir, approve_tools)
+            started = time.monotonic()
+            result = await run_file(path, config, config_dir, approve_tools)
+            result.seconds = time.monotonic() - started
+            return result
 
     return list(await asyncio.gather(*(one(p) for p in paths)))
 

@@ -215,4 +215,7 @@ def test_all_cases_pass_exit_zero_and_bad_files(project: Lait, server: ScriptedO
     missing = project("eval", "missing.yml")
     assert missing.returncode == 3 and missing.stderr.startswith("missing.yml:1:1: "), missing.stderr
     fmt = project("eval", "ok.yml", "--format", "xml")
-    assert (fmt.returncode, fmt.stderr) == (2, "lait: --format must be text or json (got 'xml')\n")
+    assert (fmt.returncode, fmt.stderr) == (
+        2,
+        "lait: --format must be text, json, junit or github (got 'xml')\n",
+    )
