@@ -1,4 +1,4 @@
-"""`lait schema config|agent|workflow|test`"""
+"""`lait schema config|agent|workflow|test|eval`"""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from lait_cli.common import fail
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="schema", help="Print the JSON Schema of a file kind: config, agent, workflow or test.")(
-        schema
-    )
+    app.command(
+        name="schema", help="Print the JSON Schema of a file kind: config, agent, workflow, test or eval."
+    )(schema)
 
 
-def schema(kind: Annotated[str, typer.Argument(help="config, agent, workflow or test.")]) -> None:
+def schema(kind: Annotated[str, typer.Argument(help="config, agent, workflow, test or eval.")]) -> None:
     from lait_core.schemas import KINDS, schema_text
 
     if kind not in KINDS:

@@ -16,7 +16,7 @@ from pydantic.json_schema import models_json_schema
 
 from lait_core.documents import models as m
 
-KINDS = ("config", "agent", "workflow", "test")
+KINDS = ("config", "agent", "workflow", "test", "eval")
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 _SCHEMA_SOURCE = {
@@ -149,6 +149,38 @@ def _test_schema() -> tuple[dict[str, Any], dict[str, Any]]:
     return schema, defs
 
 
+def _eval_schema() -> tuple[dict[str, Any], dict[str, Any]]:
+    from lait_core.lint.testfiles.docs import EVAL_CASE_KEYS, EVAL_KEYS, EVAL_TARGET_KEYS
+    from lait_core.testing.definition import EvalDefinition
+
+    defs = _generate([EvalDefinition])
+    _assertion_defs(defs)
+    schema = _root(defs, "EvalDefinition")
+    for key, prop in schema["properties"].items():
+        prop["description"] = EVAL_KEYS[key]
+    target = defs["EvalTarget"]
+    target["description"] = "What each case runs: a workflow, or one model call with a prompt template."
+    for key, prop in target["properties"].items():
+        prop["description"] = EVAL_TARGET_KEYS[key]
+    target["oneOf"] = [
+        {"required": ["workflow"], "not": {"anyOf": [{"required": ["model"]}, {"required": ["prompt"]}]}},
+        {
+            "required": ["model", "prompt"],
+            "not": {"anyOf": [{"required": ["workflow"]}, {"required": ["inputs"]}]},
+        },
+    ]
+    case = defs["EvalCase"]
+    case["description"] = "One case: an input and the assertions each of its runs must pass."
+    for key, prop in case["properties"].items():
+        prop["description"] = EVAL_CASE_KEYS[key]
+    case["properties"]["assert"] = {
+        "description": EVAL_CASE_KEYS["assert"],
+        "type": "array",
+        "items": {"$ref": "#/$defs/assertion"},
+    }
+    return schema, defs
+
+
 def generate(kind: str) -> dict[str, Any]:
     if kind == "config":
         defs = _generate([m.Config])
@@ -177,6 +209,8 @@ def generate(kind: str) -> dict[str, Any]:
         schema = _root(defs, "Workflow")
     elif kind == "test":
         schema, defs = _test_schema()
+    elif kind == "eval":
+        schema, defs = _eval_schema()
     else:
         raise ValueError(f"unknown schema kind {kind!r}")
     if defs:

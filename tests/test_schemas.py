@@ -109,6 +109,22 @@ AGREEMENT = [
         "      - {type: jq, expr: '.a', extra: 1}\n",
         False,
     ),
+    (
+        "eval",
+        "target: {workflow: w.yml}\ncases:\n  - input: hi\n    assert: [{type: contains, value: hi}]\n",
+        True,
+    ),
+    ("eval", "target: {model: m, prompt: 'Say {{ input }}'}\ncases: []\n", True),
+    ("eval", "target: {model: m}\ncases: []\n", False),
+    ("eval", "target: {workflow: w.yml, model: m, prompt: p}\ncases: []\n", False),
+    ("eval", "target: {model: m, prompt: p, inputs: {}}\ncases: []\n", False),
+    ("eval", "target: {workflow: w.yml}\ncases:\n  - input: hi\n    asert: []\n", False),
+    (
+        "eval",
+        "target: {workflow: w.yml}\ncases:\n  - input: hi\n    assert: [{type: llm_judge, criteria: c}]\n",
+        True,
+    ),
+    ("eval", "target: {workflow: w.yml}\n", False),
 ]
 
 
@@ -129,6 +145,10 @@ def test_schema_and_loader_agree(kind: str, text: str, valid: bool) -> None:
         from lait_core.testing.definition import parse_test
 
         loader_ok = parse_test(text, "t.yml")[0] is not None
+    elif kind == "eval":
+        from lait_core.testing.definition import parse_eval
+
+        loader_ok = parse_eval(text, "e.yml")[0] is not None
     else:
         doc = parse_config(text)
         loader_ok = doc.ok and not doc.diagnostics

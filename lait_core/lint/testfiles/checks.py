@@ -10,7 +10,7 @@ from lait_core.diagnostics import Diagnostic
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.testfiles import invalid_value, replay_folder, unknown_step, unknown_tool, workflow_target
 from lait_core.lint.testfiles.invalid_value import AssertionNode
-from lait_core.lint.testfiles.target import tool_names, workflow_node
+from lait_core.lint.testfiles.target import string_at, tool_names, workflow_node
 from lait_core.source.positions import ZERO
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 from lait_core.source.yaml import parse_yaml
@@ -55,14 +55,34 @@ def _test_shape(root: Node | None, out: list[Diagnostic], found: list[AssertionN
 
 
 def _eval_shape(root: Node | None, out: list[Diagnostic], found: list[AssertionNode]) -> None:
-    """Eval files: only their assertions are checked until the eval definition model exists."""
+    from lait_core.testing.definition import EvalCase, EvalDefinition
+
+    if root is None:
+        out.append(Diagnostic(invalid_value.CODE, "an eval file needs 'target' and 'cases'", ZERO))
+        return
+    invalid_value.check_top(root, EvalDefinition, "the eval file", out)
     if not isinstance(root, MappingNode):
         return
+    prompt = string_at(root, "target", "prompt")
+    if prompt is not None:
+        from lait_core.template import check_syntax
+
+        error = check_syntax(prompt.value)
+        if error is not None:
+            out.append(
+                Diagnostic(
+                    "LAIT401",
+                    f"'target.prompt': invalid template: {error.message}",
+                    prompt.span(error.start, error.end),
+                )
+            )
     cases = root.get("cases")
     if isinstance(cases, SequenceNode):
         for i, case in enumerate(cases.items):
+            where = f"cases[{i}]"
+            invalid_value.check_top(case, EvalCase, f"'{where}'", out, prefix=where)
             if isinstance(case, MappingNode):
-                invalid_value.check_assertions(case.get("assert"), f"cases[{i}].", False, out, found)
+                invalid_value.check_assertions(case.get("assert"), f"{where}.", False, out, found)
 
 
 def _jq(found: list[AssertionNode], out: list[Diagnostic]) -> None:

@@ -24,7 +24,8 @@ RULE = rule(
     "test-invalid-value",
     Severity.ERROR,
     "A test or eval value has the wrong type, a required key is missing, or an assertion type is unknown.",
-    "A test file needs `workflow` and `replay`; `assert` is a list of mappings, each with a `type` of "
+    "A test file needs `workflow` and `replay`, an eval file `target` (one of its two forms) and `cases` "
+    "(each with a string `input`); `assert` is a list of mappings, each with a `type` of "
     "`equals`, `contains`, `jq`, `tool_called`, `usage`, `step_output` or (in eval files) `llm_judge`, "
     "and that type's required fields (`value`, `expr`, `name`, `id` and a nested `assert`, `criteria`). "
     "An `llm_judge` assertion in a test file always fails (`lait test` calls no model), so it is "
@@ -67,18 +68,17 @@ def assertion_models() -> dict[str, type[BaseModel]]:
 
 
 def _loose(model: type[BaseModel]) -> type[BaseModel]:
-    """``model`` with its nested ``assert`` list taken as any list (its items are checked one by one)."""
-    if "assert_" not in model.model_fields:
-        return model
+    """``model`` with its lists of checked-one-by-one items (``assert``, an eval file's ``cases``) taken
+    as any list."""
     cached = _LOOSE.get(model)
     if cached is None:
-        required = model.model_fields["assert_"].is_required()
-        default: Any = ... if required else []
-        cached = create_model(  # type: ignore[call-overload]
-            f"Loose{model.__name__}",
-            __base__=model,
-            assert_=(list[Any], Field(default, alias="assert")),
-        )
+        fields: dict[str, Any] = {}
+        for name, alias in (("assert_", "assert"), ("cases", None)):
+            info = model.model_fields.get(name)
+            if info is not None:
+                default: Any = ... if info.is_required() else []
+                fields[name] = (list[Any], Field(default, alias=alias) if alias else Field(default))
+        cached = create_model(f"Loose{model.__name__}", __base__=model, **fields) if fields else model
         _LOOSE[model] = cached
     return cached
 
@@ -87,9 +87,11 @@ _LOOSE: dict[type[BaseModel], type[BaseModel]] = {}
 CODES = Codes(unknown=unknown_key.CODE, invalid=CODE, by_field=(), elsewhere=frozenset())
 
 
-def check_top(root: Node, model: type[BaseModel], where: str, out: list[Diagnostic]) -> None:
-    """The file's own keys (its assertion lists are checked by :func:`check_assertions`)."""
-    validate_mapping(root, _loose(model), CODES, out, where=where)
+def check_top(
+    root: Node, model: type[BaseModel], where: str, out: list[Diagnostic], prefix: str = ""
+) -> None:
+    """A mapping's own keys (its assertion lists and eval cases are checked item by item)."""
+    validate_mapping(root, _loose(model), CODES, out, where=where, prefix=prefix)
 
 
 def check_assertions(

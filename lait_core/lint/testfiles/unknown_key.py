@@ -15,7 +15,8 @@ RULE = rule(
     Severity.ERROR,
     "A test or eval file, or one of its assertions, has a key lait does not know.",
     "`lait test` and `lait eval` reject unknown keys (spec 7.6/7.7), so a misspelt key fails the whole "
-    "file before anything runs. A test file has `workflow`, `input`, `inputs`, `replay` and `assert`; each "
+    "file before anything runs. A test file has `workflow`, `input`, `inputs`, `replay` and `assert`; an eval "
+    "file `target` (`workflow` and `inputs`, or `model` and `prompt`) and `cases` (`input`, `assert`); each "
     "assertion has `type` and the fields of its type (`value`, `expr`, `name`/`min`/`max`/`args_jq`, "
     "`id`/`assert`, the `max_*` bounds of `usage`, `criteria`/`model`/`threshold`). A close match is "
     "offered as a quick fix.",
