@@ -21,9 +21,12 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol, TextIO, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeAlias, TypeVar
 
 from lait_core.engine.models import ApprovalError, EngineError, Usage, argv_text
+
+if TYPE_CHECKING:
+    from lait_core.engine.mcp.forms import FormField
 
 _T = TypeVar("_T")
 
@@ -372,6 +375,10 @@ PROCESS_PROMPTS = PromptState()
 """Shared by every :class:`TerminalInteraction` of the process unless one is given."""
 
 APPROVAL_PROMPT = "allow this call? [y(es)/n(o)/a(lways for this tool)] "
+ELICIT_PROMPT = (
+    "answer with one line of JSON (an object), or 'decline' / 'cancel', or press Enter to fill in the form: "
+)
+SEND_PROMPT = "send this answer? [Y(es)/n(o: decline)/c(ancel)] "
 
 
 class _Abandoned(Exception):
@@ -512,23 +519,93 @@ class TerminalInteraction:
         def prompt(abandoned: threading.Event) -> ElicitationResult:
             self._acquire(state.elicitation_lock, abandoned)
             try:
-                self._say(elicitation_text(request) + ELICITATION_PROMPT)
-                try:
-                    line = self.stdin.readline()
-                except OSError:
-                    self._say("note: could not read the answer; declining\n")
-                    return DECLINE
-                if abandoned.is_set():
-                    raise _Abandoned
-                result = elicitation_answer(line)
-                if result is not None:
-                    return result
-                self._say("note: the answer is not a JSON object; declining\n")
+                return self._form(request, abandoned)
+            except OSError:
+                self._say("note: could not read the answer; declining\n")
                 return DECLINE
             finally:
                 state.elicitation_lock.release()
 
         return await self._in_thread(prompt)
+
+    def _read(self, abandoned: threading.Event) -> str | None:
+        """One answer line without its newline; None at end of input."""
+        line = self.stdin.readline()
+        if abandoned.is_set():
+            raise _Abandoned
+        return None if line == "" else line.rstrip("\r\n")
+
+    def _form(self, request: ElicitationRequest, abandoned: threading.Event) -> ElicitationResult:
+        """The form prompt (spec 3.7 extended): one line of JSON, ``decline``/``cancel``, or Enter
+        to answer field by field (Enter on a field keeps its default)."""
+        from lait_core.engine.mcp.forms import form_fields
+
+        fields = form_fields(request.requested_schema)
+        lines = [f"mcp_servers.{request.server}: {request.message}"]
+        lines.extend(_schema_lines(request.requested_schema))
+        lines.append(ELICIT_PROMPT)
+        self._say("\n".join(lines))
+        line = self._read(abandoned)
+        answer = (line or "").strip()
+        if line is None:
+            self._say("\nnote: no answer (end of input); declining\n")
+            return DECLINE
+        if answer.lower() in ("decline", "cancel"):
+            return ElicitationResult(answer.lower())
+        if not answer:
+            return self._field_by_field(fields, abandoned)
+        try:
+            value = json.loads(answer)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return ElicitationResult("accept", value)
+        self._say("note: the answer is not a JSON object; declining\n")
+        return DECLINE
+
+    def _field_by_field(self, fields: list[FormField], abandoned: threading.Event) -> ElicitationResult:
+        from lait_core.engine.mcp.forms import FormInputError, parse_value
+
+        content: dict[str, Any] = {}
+        for item in fields:
+            if item.choices:
+                self._say("".join(f"    {i}) {c.label}\n" for i, c in enumerate(item.choices, 1)))
+            hint = " (numbers or values, separated by commas)" if item.kind == "multi" else ""
+            if item.kind == "boolean":
+                hint = " (yes/no)"
+            default = f" [{item.default_text()}]" if item.has_default else ""
+            required = " (required)" if item.required else ""
+            for attempt in range(3):
+                self._say(f"  {item.name}{required}{hint}{default}: ")
+                line = self._read(abandoned)
+                if line is None:
+                    self._say("\nnote: no answer (end of input); cancelling\n")
+                    return ElicitationResult("cancel")
+                if not line.strip():
+                    if item.has_default:
+                        content[item.name] = item.default
+                        break
+                    if not item.required:
+                        break
+                    problem = "this field is required"
+                else:
+                    try:
+                        content[item.name] = parse_value(item, line)
+                        break
+                    except FormInputError as exc:
+                        problem = str(exc)
+                if attempt == 2:
+                    self._say(f"  {problem}; declining\n")
+                    return DECLINE
+                self._say(f"  {problem}\n")
+        self._say(f"  answer: {json.dumps(content, ensure_ascii=False)}\n{SEND_PROMPT}")
+        line = self._read(abandoned)
+        choice = (line or "").strip().lower()
+        if line is None or choice in ("c", "cancel"):
+            return ElicitationResult("cancel")
+        if choice in ("", "y", "yes"):
+            return ElicitationResult("accept", content)
+        return DECLINE
 
     # -- ask
     async def ask(self, question: Question) -> str:
@@ -648,19 +725,14 @@ def elicitation_answer(line: str) -> ElicitationResult | None:
 
 
 def _schema_lines(schema: Mapping[str, Any] | None) -> list[str]:
-    if not isinstance(schema, Mapping):
-        return []
-    props = schema.get("properties")
-    if not isinstance(props, Mapping):
-        return []
-    required = schema.get("required")
-    required_names = set(required) if isinstance(required, list) else set()
+    """``  - <field> (required): <type> — <description or title>`` per field, then its default."""
+    from lait_core.engine.mcp.forms import form_fields
+
     lines = []
-    for name, sub in props.items():
-        sub = sub if isinstance(sub, Mapping) else {}
-        kind = sub.get("type", "any")
-        kind_text = " | ".join(map(str, kind)) if isinstance(kind, list) else str(kind)
-        about = sub.get("description") or sub.get("title") or ""
-        marker = " (required)" if name in required_names else ""
-        lines.append(f"  - {name}{marker}: {kind_text} — {about}".rstrip(" —"))
+    for item in form_fields(schema):
+        marker = " (required)" if item.required else ""
+        line = f"  - {item.name}{marker}: {item.type_text} — {item.about}".rstrip(" —")
+        if item.has_default:
+            line += f" (default: {json.dumps(item.default, ensure_ascii=False)})"
+        lines.append(line)
     return lines

@@ -34,3 +34,13 @@ def test_sse_retry(tmp_path: Path) -> None:
     assert timing in (["SUCCESS"], ["WARNING"]), run.report()
     assert "Reconnection test completed successfully" in run.client_stdout, run.report()
     assert [c for c in run.failures if c["id"] != "client-sse-retry-timing"] == [], run.report()
+
+
+def test_elicitation_defaults(tmp_path: Path) -> None:
+    """The server's form has a default on every field; lait runs on a pseudo-terminal where Enter
+    is pressed at each prompt (the form field by field, every field kept at its default)."""
+    run = run_client_scenario("elicitation-sep1034-client-defaults", tmp_path)
+    assert run.passed, run.report()
+    for kind in ("string", "integer", "number", "enum", "boolean"):
+        assert run.status(f"client-elicitation-sep1034-{kind}-default") == ["SUCCESS"]
+    assert "  status [active]: " in run.client_stderr

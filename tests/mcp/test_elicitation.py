@@ -70,8 +70,13 @@ async def test_form_json_answers_over_two_rounds_2026(pools: Pools, pty: Pty) ->
     err = pty.stderr.getvalue()
     assert "mcp_servers.peer: hi: what is your name?\n  - name (required): string — Your name\n" in err
     assert "mcp_servers.peer: Greet Tokyo?\n  - ok (required): boolean — Really do it?\n" in err
-    assert "  - note: string — Anything to add\n" in err
-    assert err.count("answer with one line of JSON (an object), or 'decline' / 'cancel': ") == 2
+    assert '  - note: string — Anything to add (default: "")\n' in err
+    assert (
+        err.count(
+            "answer with one line of JSON (an object), or 'decline' / 'cancel', or press Enter to fill in the form: "
+        )
+        == 2
+    )
 
 
 @pytest.mark.parametrize(
@@ -142,7 +147,7 @@ async def test_prompts_from_two_servers_are_serialised(pools: Pools, pty: Pty) -
     answers = sorted(first(r) for r in results)
     assert answers == ["legacy answer: first", "legacy answer: second"]
     err = pty.stderr.getvalue()
-    prompt = "answer with one line of JSON (an object), or 'decline' / 'cancel': "
+    prompt = "answer with one line of JSON (an object), or 'decline' / 'cancel', or press Enter to fill in the form: "
     blocks = [b for b in err.split(prompt) if b]
     assert len(blocks) == 2
     assert all(b.count("mcp_servers.") == 1 for b in blocks)  # no prompt printed inside another
@@ -176,7 +181,7 @@ async def test_a_read_error_declines_with_a_note(pools: Pools) -> None:
         source = pools({"peer": peer(allow_elicitation=True)}).source("peer")
         task = asyncio.create_task(run(source, "greet", GREET, interaction))
         for _ in range(400):
-            if "'decline' / 'cancel': " in err.getvalue():
+            if "press Enter to fill in the form: " in err.getvalue():
                 break
             await asyncio.sleep(0.025)
         os.close(master)  # the terminal goes away while lait reads the answer (EIO)

@@ -3,8 +3,9 @@
 Both eras end here: a 2025-11-25 server's ``elicitation/create`` request and the
 ``elicitation/create`` entries of a 2026-07-28 ``input_required`` result. The interaction
 decides (declines when ``allow_elicitation`` is off or stdin is not a TTY); whatever it answers is
-sent back unvalidated, as the reference does -- except content that does not even fit the wire
-type (flat primitive values), which is declined with a warning.
+sent back unvalidated, as the reference does, with the schema's ``default`` values filled in for
+the fields an accepted answer leaves out (SEP-1034) -- except content that does not even fit the
+wire type (flat primitive values), which is declined with a warning.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import mcp_types as types
 from pydantic import ValidationError
 
 from lait_core.engine.interaction import ElicitationRequest, ElicitationResult, Interaction, WarningEvent
+from lait_core.engine.mcp.forms import with_defaults
 
 
 def to_request(server: str, params: Any, allowed: bool) -> ElicitationRequest:
@@ -29,10 +31,15 @@ def to_request(server: str, params: Any, allowed: bool) -> ElicitationRequest:
     return ElicitationRequest(server, mode, message, None, None, allowed)
 
 
-def to_wire(result: ElicitationResult, interaction: Interaction, server: str) -> types.ElicitResult:
+def to_wire(
+    result: ElicitationResult, interaction: Interaction, server: str, schema: Any = None
+) -> types.ElicitResult:
+    """``schema``: the form's ``requestedSchema``; an accepted answer gets the defaults of the
+    fields it leaves out (SEP-1034), whichever front end gave it."""
     if result.action == "accept":
         try:
-            return types.ElicitResult(action="accept", content=result.content or {})
+            content = with_defaults(schema, result.content) if schema is not None else result.content
+            return types.ElicitResult(action="accept", content=content or {})
         except ValidationError:
             interaction.event(
                 WarningEvent(
@@ -58,4 +65,4 @@ async def answer(
     result = await interaction.elicit(request)
     if not allowed:
         return types.ElicitResult(action="decline")
-    return to_wire(result, interaction, server)
+    return to_wire(result, interaction, server, request.requested_schema)
