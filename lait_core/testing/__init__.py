@@ -1,3 +1,10 @@
-"""``lait test`` (spec tools-mcp-cli 7.6): test files that run a workflow against its cassette and
-assert on the output and the trajectory. ``definition`` reads a test file (unknown keys rejected,
-located), ``assertions`` evaluates the assertions, ``runner`` finds the files and runs them."""
+"""``lait test`` and ``lait eval`` (spec tools-mcp-cli 7.6, 7.7): test files run a workflow against
+its cassette, eval files run cases against the live model, and both assert on the output and the
+trajectory. ``definition`` reads test and eval files (unknown keys rejected, located),
+``assertions`` evaluates the assertions, ``runner`` finds test files and runs them, ``eval`` runs
+an eval file, ``reports`` writes JUnit XML and GitHub annotations,
+``pytest_plugin`` collects test files in pytest."""
+
+pytest_plugins = ("lait_core.testing.pytest_plugin",)
+"""pytest loads this package through the ``pytest11`` entry point ``lait``; this pulls in the plugin
+(``pytest_plugin``: lait test files as pytest items, opt-in with ``--lait``)."""
