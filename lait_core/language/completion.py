@@ -186,6 +186,10 @@ def complete(
 ) -> list[CompletionItem]:
     """Completion items at ``position`` (code points) of a prepared document."""
     env = env or Environment()
+    if doc.kind in (FileKind.TEST, FileKind.EVAL):
+        from lait_core.language import testfiles
+
+        return testfiles.complete(doc, position, env)
     offset = doc.index.offset(position)
     ctx = analyze(
         doc.text,

@@ -67,6 +67,11 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
         return None
     if not trail.on_key and not (isinstance(node, ScalarNode) and node.style not in ("|", ">")):
         return None
+    if doc.kind in (FileKind.TEST, FileKind.EVAL):
+        from lait_core.language.testfiles import key_markdown as test_key_markdown
+
+        key_text = test_key_markdown(doc.kind, list(trail.segments), trail.on_key, node)
+        return HoverResult(key_text, node.range) if key_text else None
     described = describe_path(doc.kind, trail.segments)
     if described is None:
         return None

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from lait_core.documents.agent import AgentDocument, parse_agent
@@ -28,6 +29,7 @@ from lait_core.language.nodes import name_range
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import Position, Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
+from lait_core.source.yaml import parse_yaml
 
 
 class Namespace(StrEnum):
@@ -178,9 +180,31 @@ def build_index(path: str, text: str, kind: FileKind, config: str, *, names: boo
         index = FileIndex(path, kind, text, cfg.source, path, cfg.root, config_doc=cfg)
         if names:
             _Builder(index).config_file(cfg)
+    elif kind in (FileKind.TEST, FileKind.EVAL):
+        source = SourceText(text, path)
+        parsed = parse_yaml(text, path, source=source)
+        root = parsed.root if parsed.ok and isinstance(parsed.root, MappingNode) else None
+        index = FileIndex(path, kind, text, source, config, root)
+        if names and root is not None:
+            _Builder(index).test_file(root)
     else:
         index = FileIndex(path, kind, text, SourceText(text, path), config)
     return index
+
+
+def _assertions(root: MappingNode) -> Iterator[MappingNode]:
+    """Every assertion mapping of a test or eval file (nested ``step_output`` ones included)."""
+    lists: list[Node | None] = [root.get("assert")]
+    cases = root.get("cases")
+    if isinstance(cases, SequenceNode):
+        lists += [case.get("assert") for case in cases.items if isinstance(case, MappingNode)]
+    while lists:
+        items = lists.pop()
+        if isinstance(items, SequenceNode):
+            for item in items.items:
+                if isinstance(item, MappingNode):
+                    yield item
+                    lists.append(item.get("assert"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,6 +404,47 @@ class _Builder:
                                 jq_field=r.jq_field,
                             )
                         )
+
+    # -- test and eval files ------------------------------------------------------------------
+    def test_file(self, root: MappingNode) -> None:
+        """``workflow:`` (``target: {workflow:}``) links to the target; a ``step_output`` ``id`` refers to
+        the target's step; a ``tool_called`` ``name`` to the shell tool, subagent, skill or MCP server it
+        is qualified from; an eval target's ``model:`` to the model alias."""
+        from lait_core.lint.testfiles.target import resolve, workflow_node
+
+        base = os.path.dirname(self.path)
+        target_node = workflow_node(root)
+        target = ""
+        if target_node is not None:
+            assert isinstance(target_node.value, str)
+            target = str(resolve(Path(self.path), target_node.value)) if self.path else ""
+            self.link(target_node, target or os.path.join(base, target_node.value), Namespace.WORKFLOW)
+        target_map = root.get("target")
+        if isinstance(target_map, MappingNode):
+            self.model_ref(target_map.get("model"))
+        for assertion in _assertions(root):
+            kind = assertion.get("type")
+            kind_name = kind.value if isinstance(kind, ScalarNode) else None
+            if kind_name == "step_output" and target:
+                self.refer(Namespace.STEP, target, assertion.get("id"))
+            elif kind_name == "tool_called":
+                self.qualified_tool(assertion.get("name"))
+
+    def qualified_tool(self, node: Node | None) -> None:
+        s = _string(node)
+        if s is None or "__" not in s.value:
+            return
+        prefix, rest = s.value.split("__", 1)
+        by_prefix = {"tool": Namespace.TOOL, "agent": Namespace.AGENT, "skill": Namespace.SKILL}
+        ns = by_prefix.get(prefix)
+        if ns is not None and rest:
+            start, name = len(prefix) + 2, rest
+        elif ns is None and prefix:
+            ns, start, name = Namespace.MCP, 0, prefix
+        else:
+            return
+        span = s.span(start, start + len(name))
+        self.index.occurrences.append(Occurrence(SymbolKey(ns, self.config, name), span, False, s))
 
     # -- lait.config.yml ----------------------------------------------------------------------
     def config_file(self, doc: ConfigDocument) -> None:

@@ -46,7 +46,7 @@ _KINDS = {
     ItemKind.FILE: lsp.CompletionItemKind.File,
     ItemKind.FIELD: lsp.CompletionItemKind.Field,
 }
-_COMPLETABLE = (FileKind.WORKFLOW, FileKind.AGENT, FileKind.CONFIG)
+_COMPLETABLE = (FileKind.WORKFLOW, FileKind.AGENT, FileKind.CONFIG, FileKind.TEST, FileKind.EVAL)
 _EMPTY = lsp.CompletionList(is_incomplete=False, items=[])
 
 
