@@ -72,6 +72,9 @@ class LaitServer(LanguageServer):
         self.debounce = DEFAULT_DEBOUNCE
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.open_uris: set[str] = set()
+        self.pull_diagnostics = False
+        """Pull mode (initialization option ``diagnostics: "pull"``): nothing is published, see
+        :mod:`lait_ls.features.pull_diagnostics`."""
         self.read_env = True
         """Runs read the project's ``.env`` (initialization option ``noEnv: true`` turns it off, like
         the CLI's ``--no-env``)."""
@@ -158,6 +161,10 @@ def build() -> LaitServer:
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: LaitServer, params: lsp.InitializeParams) -> None:
         ls.configure(params.initialization_options)
+        from lait_ls.features import pull_diagnostics
+
+        if pull_diagnostics.wants_pull(params.initialization_options):
+            pull_diagnostics.enable(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: LaitServer, params: lsp.DidChangeConfigurationParams) -> None:

@@ -100,6 +100,18 @@ class Project:
         self._files: dict[str, FileIndex] = {}
         self._walks: dict[str, tuple[float, list[str]]] = {}
         self._configs: dict[str, tuple[float, str]] = {}
+        self.rescan_seconds = RESCAN_SECONDS
+        """How long a directory walk is trusted; infinite when the editor reports file changes
+        (:meth:`forget` is called for each)."""
+
+    def forget(self, path: str | Path | None = None) -> None:
+        """A file was created, changed or deleted: walk the directories again and re-read it."""
+        self._walks.clear()
+        self._configs.clear()
+        if path is None:
+            self._files.clear()
+        else:
+            self._files.pop(normpath(str(path)), None)
 
     # -- files --------------------------------------------------------------------------------
     def config_path(self, path: Path | str) -> str:
@@ -110,7 +122,7 @@ class Project:
         directory = normpath(str(p.parent))
         now = time.monotonic()
         cached = self._configs.get(directory)
-        if cached is not None and now - cached[0] < RESCAN_SECONDS:
+        if cached is not None and now - cached[0] < self.rescan_seconds:
             return cached[1]
         try:
             project = self.linter.config_for(p).project
@@ -149,7 +161,7 @@ class Project:
     def _walk(self, directory: str) -> list[str]:
         now = time.monotonic()
         cached = self._walks.get(directory)
-        if cached is not None and now - cached[0] < RESCAN_SECONDS:
+        if cached is not None and now - cached[0] < self.rescan_seconds:
             return cached[1]
         found: list[str] = []
         try:

@@ -139,6 +139,11 @@ def warm(ls: LaitServer, uri: str) -> None:
 
 
 def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
+    if ls.pull_diagnostics:  # the client pulls: ask it to pull again instead
+        from lait_ls.features.pull_diagnostics import request_refresh
+
+        request_refresh(ls)
+        return
     task = ls.pending.pop(uri, None)
     if task is not None:
         task.cancel()
@@ -203,7 +208,8 @@ def register(server: LaitServer) -> None:
         if path is not None:
             ls.overlay.drop(path)
             ls.invalidate(path)
-        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if not ls.pull_diagnostics:
+            ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
 __all__ = ["FileKind", "compute", "register", "schedule"]

@@ -1,0 +1,209 @@
+"""Pull diagnostics: ``textDocument/diagnostic`` for any lait file (open or not) and
+``workspace/diagnostic`` for every lait file under the workspace folders -- the same findings as
+``lait lint <folder>`` (the same :meth:`~lait_core.lint.engine.Linter.lint_paths`, reading open
+buffers instead of the disk).
+
+Decision: pull mode is opt-in (initialization option ``{"diagnostics": "pull"}``). With it the
+server announces ``diagnosticProvider`` (inter-file dependencies, workspace diagnostics) and stops
+publishing; any change of a lait file (an edit, or a watched file created, changed or deleted) asks
+the client to pull again (``workspace/diagnostic/refresh``), so dependants are re-checked whether
+or not they are open. Without the option nothing changes: diagnostics are pushed for open documents
+(a client that pulls and also receives pushes would show every problem twice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+
+from lait_core.cancel import CancelToken, cancellable
+from lait_core.diagnostics import Diagnostic
+from lait_core.documents.config import ConfigMode
+from lait_core.lint.engine import Linter, LintOptions
+from lait_core.source.positions import LineIndex
+from lait_ls.features.diagnostics import compute, to_lsp
+
+if TYPE_CHECKING:
+    from lait_ls.server import LaitServer
+
+log = logging.getLogger("lait-ls")
+
+IDENTIFIER = "lait"
+
+
+def wants_pull(options: Any) -> bool:
+    if not isinstance(options, dict):
+        return False
+    lait = options.get("lait", options)
+    return isinstance(lait, dict) and lait.get("diagnostics") == "pull"
+
+
+def result_id(items: list[lsp.Diagnostic]) -> str:
+    return hashlib.sha1(repr(items).encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
+
+
+def _roots(ls: LaitServer) -> list[str]:
+    roots: list[str] = []
+    try:
+        for folder in ls.workspace.folders.values():
+            path = ls.path_of(folder.uri)
+            if path is not None:
+                roots.append(str(path))
+        if not roots and ls.workspace.root_path:
+            roots.append(ls.workspace.root_path)
+    except Exception:
+        log.debug("no workspace folders", exc_info=True)
+    return [r for r in roots if os.path.isdir(r)]
+
+
+def _items(ls: LaitServer, path: str, diags: list[Diagnostic], uri: str) -> list[lsp.Diagnostic]:
+    loaded = ls.overlay.read(Path(path))
+    index = LineIndex(loaded.text or "")
+    display = diags[0].path if diags else path
+    return [to_lsp(d, index, {display: uri}) for d in diags]
+
+
+async def document_items(ls: LaitServer, uri: str) -> list[lsp.Diagnostic]:
+    """The diagnostics of one file: an open document's buffer, else the file on disk."""
+    if uri in ls.open_uris:
+        return await compute(ls, uri) or []
+    path = ls.path_of(uri)
+    if path is None or not path.is_file():
+        return []
+    token = CancelToken()
+
+    def run() -> list[Diagnostic]:
+        linter = Linter(LintOptions(ConfigMode.SEARCH), reader=ls.overlay.read)
+        with cancellable(token):
+            result = linter.lint_paths([str(path)])
+        own = os.path.abspath(path)
+        return [d for r in result.reports if os.path.abspath(r.path) == own for d in r.diagnostics]
+
+    try:
+        diags = await asyncio.to_thread(run)
+    except asyncio.CancelledError:
+        token.cancel()
+        raise
+    return _items(ls, str(path), diags, uri)
+
+
+def _version(ls: LaitServer, uri: str) -> int | None:
+    if uri not in ls.open_uris:
+        return None
+    try:
+        return ls.workspace.get_text_document(uri).version
+    except Exception:
+        return None
+
+
+async def workspace_reports(
+    ls: LaitServer, previous: dict[str, str]
+) -> list[lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport]:
+    roots = _roots(ls)
+    if not roots:
+        return []
+    token = CancelToken()
+
+    def run() -> list[tuple[str, list[Diagnostic]]]:
+        linter = Linter(LintOptions(ConfigMode.SEARCH), reader=ls.overlay.read)
+        with cancellable(token):
+            result = linter.lint_paths(roots)
+        return [(os.path.abspath(r.path), r.diagnostics) for r in result.reports]
+
+    try:
+        found = await asyncio.to_thread(run)
+    except asyncio.CancelledError:
+        token.cancel()
+        raise
+    from lait_ls.features.definition import uri_of
+
+    out: list[lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport] = []
+    for path, diags in found:
+        uri = uri_of(ls, path)
+        items = _items(ls, path, diags, uri)
+        rid = result_id(items)
+        version = _version(ls, uri)
+        if previous.get(uri) == rid:
+            out.append(
+                lsp.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=rid, version=version)
+            )
+        else:
+            out.append(
+                lsp.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, items=items, result_id=rid, version=version
+                )
+            )
+        await asyncio.sleep(0)
+    return out
+
+
+_REFRESH_ATTRIBUTE = "_lait_refresh_pending"
+
+
+def request_refresh(ls: LaitServer) -> None:
+    """Ask the client to pull again (once per burst of changes), when it supports that."""
+    try:
+        caps = ls.client_capabilities.workspace
+        if caps is None or caps.diagnostics is None or not caps.diagnostics.refresh_support:
+            return
+    except Exception:
+        return
+    if getattr(ls, _REFRESH_ATTRIBUTE, False):
+        return
+    setattr(ls, _REFRESH_ATTRIBUTE, True)
+
+    def send() -> None:
+        setattr(ls, _REFRESH_ATTRIBUTE, False)
+        try:
+            ls.protocol.send_request(lsp.WORKSPACE_DIAGNOSTIC_REFRESH, None)
+        except Exception:
+            log.debug("diagnostic refresh failed", exc_info=True)
+
+    asyncio.get_running_loop().call_later(ls.debounce, send)
+
+
+def enable(server: LaitServer) -> None:
+    """Pull mode: register the two requests (called from ``initialize``, before the capabilities
+    are computed) and stop pushing."""
+    server.pull_diagnostics = True
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+        lsp.DiagnosticOptions(
+            identifier=IDENTIFIER, inter_file_dependencies=True, workspace_diagnostics=True
+        ),
+    )
+    async def document_diagnostic(
+        ls: LaitServer, params: lsp.DocumentDiagnosticParams
+    ) -> lsp.RelatedFullDocumentDiagnosticReport | lsp.RelatedUnchangedDocumentDiagnosticReport:
+        uri = params.text_document.uri
+        try:
+            items = await document_items(ls, uri)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("textDocument/diagnostic failed for %s", uri)
+            items = []
+        rid = result_id(items)
+        if params.previous_result_id == rid:
+            return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+        return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
+
+    @server.feature(lsp.WORKSPACE_DIAGNOSTIC)
+    async def workspace_diagnostic(
+        ls: LaitServer, params: lsp.WorkspaceDiagnosticParams
+    ) -> lsp.WorkspaceDiagnosticReport:
+        previous = {p.uri: p.value for p in params.previous_result_ids}
+        try:
+            return lsp.WorkspaceDiagnosticReport(items=await workspace_reports(ls, previous))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("workspace/diagnostic failed")
+            return lsp.WorkspaceDiagnosticReport(items=[])
