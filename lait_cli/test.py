@@ -31,6 +31,13 @@ def test(
     format_: Annotated[
         str, typer.Option("--format", metavar="text|json|junit|github", help="Report format.")
     ] = "text",
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record",
+            help="Run against the live model and refresh the tests' cassettes (reports which entries changed).",
+        ),
+    ] = False,
     approve_tools: ApproveToolsOption = False,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
@@ -49,7 +56,11 @@ def test(
     config_model, config_dir = load_run_config(common)
 
     async def go(_interrupts: object) -> list[object]:
-        return list(await run_files(files, config_model, config_dir, approve_tools=common.approve_tools))
+        return list(
+            await run_files(
+                files, config_model, config_dir, approve_tools=common.approve_tools, record=record
+            )
+        )
 
     results, code = run_guarded(go, make_terminal(common))
     if results is None:
@@ -57,6 +68,8 @@ def test(
     from lait_core.testing.runner import FileResult
 
     typed = [r for r in results if isinstance(r, FileResult)]
+    if record:
+        _report_recorded(list(typed))
     if format_ == "json":
         sys.stdout.write(json.dumps([r.as_json() for r in typed], ensure_ascii=False, indent=2) + "\n")
     elif format_ == "junit":
@@ -70,3 +83,24 @@ def test(
     else:
         sys.stdout.write(text_report(typed))
     finish(0 if all(r.passed for r in typed) else 1)
+
+
+def _report_recorded(results: list[object]) -> None:
+    """On stderr (the report formats stay as they are): each new or changed cassette entry, then
+    the counts."""
+    from lait_core.testing.runner import FileResult
+
+    counts = {"new": 0, "changed": 0, "unchanged": 0}
+    seen: set[str] = set()
+    for r in results:
+        assert isinstance(r, FileResult)
+        for change in r.recorded:
+            if change.path in seen:  # a cassette shared by several tests
+                continue
+            seen.add(change.path)
+            counts[change.status] += 1
+            if change.status != "unchanged":
+                sys.stderr.write(f"recorded {change.path}: {change.status}\n")
+    sys.stderr.write(
+        f"cassettes: {counts['new']} new, {counts['changed']} changed, {counts['unchanged']} unchanged\n"
+    )

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,7 @@ from lait_core.documents.models import Config
 from lait_core.engine.records.checkpoint import Checkpoint, Checkpointer, CheckpointStore
 from lait_core.testing.assertions import Outcome, check_all
 from lait_core.testing.definition import load_test
+from lait_core.testing.record import EntryChange
 
 CONCURRENCY = 8
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
@@ -75,6 +78,8 @@ class FileResult:
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
     """Wall time of the file's run (the JUnit report's ``time``)."""
+    recorded: list[EntryChange] = field(default_factory=list)
+    """With ``--record``: what happened to each cassette entry the run used."""
 
     @property
     def passed(self) -> bool:
@@ -119,7 +124,11 @@ def _located(diagnostics: list[Any], path: Path) -> str:
     return "\n".join(lines)
 
 
-async def run_file(path: Path, config: Config, config_dir: Path, approve_tools: bool) -> FileResult:
+async def run_file(
+    path: Path, config: Config, config_dir: Path, approve_tools: bool, record: bool = False
+) -> FileResult:
+    """Run one test file: replaying its cassette, or with ``record`` against the live model,
+    refreshing the cassette (:mod:`lait_core.testing.record`) when the run succeeds."""
     result = FileResult(str(path))
     definition, diagnostics = load_test(path)
     if definition is None:
@@ -132,14 +141,17 @@ async def run_file(path: Path, config: Config, config_dir: Path, approve_tools: 
     from lait_core.engine.workflow import run_workflow
 
     base = path.parent
+    cassette = Path(os.path.normpath(base / definition.replay))
+    fresh = Path(tempfile.mkdtemp(prefix="lait-record-")) if record else None
     try:
         records = open_records(
             config,
             RecordsRequest(
-                replay=Path(os.path.normpath(base / definition.replay)),
+                record=fresh,
+                replay=None if record else cassette,
                 cache=False,
                 history=False,
-                record_command="lait run FILE --record DIR",
+                record_command=f"lait test --record {path}",
             ),
         )
     except RecordsSetupError as exc:
@@ -168,11 +180,17 @@ async def run_file(path: Path, config: Config, config_dir: Path, approve_tools: 
                 inputs=inputs,
                 checkpointer=outputs,
             )
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # a run failure fails this file only (spec 7.6)
-        result.failures.append(error_text(exc))
+    except BaseException as exc:
+        if fresh is not None:
+            shutil.rmtree(fresh, ignore_errors=True)
+        if not isinstance(exc, Exception):
+            raise
+        result.failures.append(error_text(exc))  # a run failure fails this file only (spec 7.6)
         return result
+    if fresh is not None:
+        from lait_core.testing.record import merge
+
+        result.recorded = merge(fresh, cassette, str(cassette))
     outcome = Outcome(ran.text, records.trace.events, ran.usage, outputs.state.steps_outputs)
     result.failures.extend(check_all(definition.assert_, outcome))
     return result
@@ -188,7 +206,7 @@ def input_texts(inputs: dict[str, Any] | None) -> dict[str, str]:
 
 
 async def run_files(
-    paths: list[Path], config: Config, config_dir: Path, *, approve_tools: bool = False
+    paths: list[Path], config: Config, config_dir: Path, *, approve_tools: bool = False, record: bool = False
 ) -> list[FileResult]:
     """Every file's result, in the order of ``paths``; at most :data:`CONCURRENCY` run at once."""
     gate = asyncio.Semaphore(CONCURRENCY)
@@ -196,7 +214,7 @@ async def run_files(
     async def one(path: Path) -> FileResult:
         async with gate:
             started = time.monotonic()
-            result = await run_file(path, config, config_dir, approve_tools)
+            result = await run_file(path, config, config_dir, approve_tools, record)
             result.seconds = time.monotonic() - started
             return result
 

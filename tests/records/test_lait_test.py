@@ -133,7 +133,7 @@ def test_the_json_report_whole_and_a_replay_miss_names_the_step(
             "status": "fail",
             "failures": [
                 f"step 'research': replay: no recording of the request of research to model 'main' (key {key}): expected "
-                f"'{tape}/{key}.json'; record it with `lait run FILE --record DIR`"
+                f"'{tape}/{key}.json'; record it with `lait test --record suite/b_edited.yml`"
             ],
         },
     ]
