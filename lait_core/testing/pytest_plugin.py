@@ -5,7 +5,8 @@ declares its options and collects nothing; importing this module imports nothing
 the standard library (the lait engine is imported when a lait item runs).
 
 Which files: those whose name matches ``lait_test_files`` (ini, glob patterns; default
-``test_*.yml test_*.yaml *_test.yml *_test.yaml``, like pytest's ``python_files``) -- unlike
+``test_*.yml``, ``*_test.yml`` and ``*.test.yml``, and their ``.yaml`` forms, like pytest's
+``python_files``; ``*.test.yml`` is the name lint and the editor know a test file by) -- unlike
 ``lait test DIR``, which takes every YAML file under DIR, because a Python project's tree holds
 YAML files of every kind (CI configs, workflows, the config itself).
 
@@ -24,7 +25,7 @@ from typing import Any
 
 import pytest
 
-DEFAULT_FILES = ("test_*.yml", "test_*.yaml", "*_test.yml", "*_test.yaml")
+DEFAULT_FILES = ("test_*.yml", "test_*.yaml", "*_test.yml", "*_test.yaml", "*.test.yml", "*.test.yaml")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
