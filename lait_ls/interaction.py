@@ -99,9 +99,11 @@ class EditorInteraction:
             if call.name in self.state.grants:
                 return ApprovalDecision.ONCE
             if self.lait_client:
-                answer = await self._request(
-                    protocol.APPROVE_TOOL_CALL, protocol.approve_params(self.run_id, call)
-                )
+                from lait_core.engine.workflow.current import current_step
+
+                params = protocol.approve_params(self.run_id, call)
+                params.update(protocol.step_fields("approval", current_step()))
+                answer = await self._request(protocol.APPROVE_TOOL_CALL, params)
                 decision = protocol.parse_decision(answer)
             else:
                 decision = await self._approve_by_message(call)
@@ -166,9 +168,12 @@ class EditorInteraction:
 
     # -- events
     def event(self, e: Event) -> None:
+        from lait_core.engine.workflow.current import current_step
         from lait_core.redact import redact_value
 
-        payload = redact_value(protocol.event_payload(e))
+        payload = protocol.event_payload(e)
+        payload.update(protocol.step_fields(payload["type"], current_step()))
+        payload = redact_value(payload)
         self.ls.protocol.notify(protocol.RUN_EVENT, protocol.run_event(self.run_id, payload))
         if self.on_event is not None:
             self.on_event(e, payload)

@@ -33,6 +33,8 @@ from lait_core.language.run_targets import RunTarget
 if TYPE_CHECKING:
     from cattrs import Converter
 
+    from lait_core.engine.workflow.current import StepRef
+
 RUN = "lait/run"
 RUN_EVENT = "lait/runEvent"
 APPROVE_TOOL_CALL = "lait/approveToolCall"
@@ -284,6 +286,27 @@ def event_payload(event: object) -> dict[str, Any]:
         elif value is not None or f.name != "round":
             payload[FIELD_NAMES.get(f.name, _camel(f.name))] = value
     return payload
+
+
+STEP_EVENTS = ("stepStarted", "stepFinished")
+
+
+def step_fields(event_type: str, step: StepRef | None) -> dict[str, Any]:
+    """Where an event belongs (PROTOCOL.md section 5, "Step fields"): ``stepId`` of the step running
+    when it was sent; ``stepStarted``/``stepFinished`` also name the step's parent
+    (``parentStepId``, null at the top) and its place (``uri``, LSP ``range``)."""
+    if step is None:
+        return {}
+    fields: dict[str, Any] = {"stepId": step.id}
+    if event_type in STEP_EVENTS:
+        sl, sc, el, ec = step.lines
+        fields["parentStepId"] = step.parent.id if step.parent is not None else None
+        fields["uri"] = step.path.as_uri()
+        fields["range"] = {
+            "start": {"line": sl, "character": sc},
+            "end": {"line": el, "character": ec},
+        }
+    return fields
 
 
 def run_event(run_id: str, event: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from lait_core.documents import models as m
 from lait_core.documents.workflow import Step
 from lait_core.engine.interaction import StepFinished, StepProgress, StepRetrying, StepStarted
 from lait_core.engine.records.labels import labelled
+from lait_core.engine.workflow.current import entered
 from lait_core.engine.workflow.errors import StepFailed, StepTimedOut, error_text
 from lait_core.engine.workflow.evaluate import jq_truthy, jq_value
 from lait_core.engine.workflow.flow import BreakFlow, Flow, StopFlow
@@ -92,6 +93,13 @@ def effective_timeout(step: Step, frame: Frame) -> int | None:
 
 
 async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
+    where = step.node.range
+    lines = (where.start.line, where.start.character, where.end.line, where.end.character)
+    with entered(frame.scope.path, lines):
+        return await _run_step(step, incoming, frame)
+
+
+async def _run_step(step: Step, incoming: Any, frame: Frame) -> Any:
     run = frame.run
     number = frame.counter.next()
     label = step.id or f"step-{number} ({step.kind})"
