@@ -41,6 +41,7 @@ def test_vsix_packages(vsix: Path) -> None:
         "extension/readme.md",
         "extension/changelog.md",
         "extension/images/icon.png",
+        "extension/images/runs.svg",
         "extension/dist/extension.js",
     }
     assert manifest["main"] == "./dist/extension.js" and manifest["icon"] == "images/icon.png"

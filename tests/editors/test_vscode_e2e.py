@@ -11,6 +11,7 @@ Installed by .ci/install-vscode-peer; a missing piece fails with the command to 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import pytest
 
 from lait_ls.run import EDITOR_DENIAL
 from tests.editors.vscode_project import lait_ls_wrapper, prepare_project
-from tests.editors.vscode_ui import Workbench, code_server, screenshot_if_failed, wait_for
+from tests.editors.vscode_ui import TreeRow, Workbench, code_server, screenshot_if_failed, wait_for
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 from tests.processes import running_with_marker
 
@@ -263,3 +264,100 @@ def test_cancel_leaves_no_process(session: Session, workbench: Workbench) -> Non
     wait_for("the notification to close", lambda: toast.count() == 0, 15)
     time.sleep(0.2)
     assert re.search(r"lait \d", " ".join(workbench.status_texts()))
+
+
+def run_rows(workbench: Workbench, name: str) -> list[TreeRow]:
+    """The Runs view's rows of the newest run called ``name`` (its own row first)."""
+    rows = workbench.tree_rows("Runs")
+    start = next((i for i, r in enumerate(rows) if r.level == 1 and r.label == name), None)
+    if start is None:
+        return []
+    end = next((i for i in range(start + 1, len(rows)) if rows[i].level == 1), len(rows))
+    return rows[start:end]
+
+
+def test_run_view_shows_a_for_each_with_a_shell_tool(session: Session, workbench: Workbench) -> None:
+    llm = session.llm
+    asked = {
+        "usage": {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": 50},
+        "stream_usage": True,
+    }
+    answered = {
+        "usage": {"prompt_tokens": 25, "completion_tokens": 5, "total_tokens": 30},
+        "stream_usage": True,
+    }
+    llm.push(
+        tool_calls(call("tool__upper", {"text": "apple"}, id="u1"), **asked),
+        text("APPLE shouted", **answered),
+        tool_calls(call("tool__upper", {"text": "pear"}, id="u2"), **asked),
+        text("PEAR shouted", **answered),
+    )
+    workbench.open_file("workflows/each.yml")
+    lens = workbench.code_lens("Run workflow")
+    lens.wait_for(timeout=20_000)
+    lens.click()
+    workbench.wait_quick_input("the prompt", lambda q: "Prompt for the workflow" in q.message + q.placeholder)
+    workbench.answer("apple")  # the prompt is the first item
+    approval(workbench, "tool__upper")
+    workbench.pick("Allow for this session")  # the second item asks nothing
+    wait_for("the run to end", lambda: llm.remaining == 0, 30)
+    workbench.run_command("lait: Focus on Runs View")
+
+    def final() -> list[TreeRow] | None:
+        rows = run_rows(workbench, "each-fruit")
+        return rows if rows and rows[0].description.startswith("ok") else None
+
+    rows = wait_for("the run's final state in the Runs view", final, 20)
+    shown = [(r.level, r.label, re.sub(r" · \d+\.\ds", "", r.description)) for r in rows]
+    assert shown[:2] == [(1, "each-fruit", shown[0][2]), (2, "[1] each", shown[1][2])], shown
+    assert (shown[0][2], shown[1][2]) == ("ok · 160 tokens", "for_each · ok · 160 tokens")
+    assert shown[2:] == [
+        (3, "iterating over 2 item(s)", ""),
+        (3, "item 1/2", ""),
+        (3, "[2] shout_item", "prompt · ok · 80 tokens"),
+        (4, "approval asked: tool__upper", "allowed for this session"),
+        (4, "tool tool__upper", '{"text":"apple"} → APPLE'),
+        (3, "item 2/2", ""),
+        (3, "[3] shout_item", "prompt · ok · 80 tokens"),
+        (4, "tool tool__upper", '{"text":"pear"} → PEAR'),
+    ], shown
+    assert [r.icon for r in rows if r.label.startswith("[")] == ["codicon-pass"] * 3
+    assert "codicon-pass" in rows[0].icon
+    if os.environ.get("LAIT_UPDATE_IMAGES") == "1":  # a wider side bar for the README's picture
+        workbench.widen_side_bar(560)
+    workbench.picture("vscode-run-view")
+    # A click on a step reveals it in the workflow file (line 7 of each.yml).
+    workbench.open_file("workflows/shout.yml")
+    workbench.tree_row("Runs", "[3] shout_item").click()
+    wait_for("each.yml at the step", lambda: any(t.startswith("Ln 7,") for t in workbench.status_texts()), 10)
+    assert workbench.page.locator(".tab.active", has_text="each.yml").count() == 1
+    # "Run again" asks nothing (same prompt); "Open output" shows the run's progress lines.
+    llm.push(
+        tool_calls(call("tool__upper", {"text": "apple"}, id="u3")),
+        text("again"),
+        tool_calls(call("tool__upper", {"text": "pear"}, id="u4")),
+        text("again"),
+    )
+    before = len(llm.bodies)
+    row = workbench.tree_row("Runs", "each-fruit")
+    row.hover()
+    row.locator(".action-label[aria-label='Run again']").click()
+    wait_for("the second run to end", lambda: llm.remaining == 0, 30)
+    assert llm.bodies[before]["messages"][-1]["content"] == "Shout apple"
+    wait_for(
+        "two each-fruit runs, the newest ok",
+        lambda: (
+            [r.label for r in workbench.tree_rows("Runs") if r.level == 1][:2] == ["each-fruit"] * 2
+            and run_rows(workbench, "each-fruit")[0].description.startswith("ok")
+        ),
+        20,
+    )
+    row = workbench.tree_row("Runs", "each-fruit")
+    row.hover()
+    row.locator(".action-label[aria-label='Open output']").click()
+    text_area = workbench.page.locator(".editor-group-container.active .view-lines")
+    wait_for(
+        "the run's output", lambda: "[2] shout_item" in text_area.inner_text().replace("\u00a0", " "), 10
+    )
+    assert "==> ok" in text_area.inner_text().replace("\u00a0", " ")
+    workbench.run_command("View: Revert and Close Editor")

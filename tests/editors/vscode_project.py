@@ -28,6 +28,14 @@ EXTRA_TOOLS = f"""tools:
       properties:
         text: {{type: string, pattern: '^[^-]'}}
       required: [text]
+  upper:
+    description: Print a text in capitals (the run view test's tool).
+    command: [{sys.executable}, -c, "import sys; print(sys.argv[1].upper())", "{{{{ input.text }}}}"]
+    parameters:
+      type: object
+      properties:
+        text: {{type: string, pattern: '^[^-]'}}
+      required: [text]
   sleepy:
     description: Start a child process, note both pids, and sleep.
     command: [{sys.executable}, "{{{{ input.script }}}}"]
@@ -56,6 +64,17 @@ steps:
     tools: [sleepy]
 """
 
+EACH_FLOW = """name: each-fruit
+description: Shouts each fruit with a shell tool.
+steps:
+  - id: each
+    for_each: '[., "pear"]'
+    steps:
+      - id: shout_item
+        prompt: "Shout {{ loop.item }}"
+        tools: [upper]
+"""
+
 SLEEPY = """import os, subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
 with open(os.path.join(os.path.dirname(__file__), "sleepy.pids"), "a") as f:
@@ -74,6 +93,7 @@ def prepare_project(workspace: Path, llm_url: str) -> None:
     config.write_text(source, encoding="utf-8")
     (workspace / "workflows" / "shout.yml").write_text(SHOUT_FLOW, encoding="utf-8")
     (workspace / "workflows" / "slow.yml").write_text(SLOW_FLOW, encoding="utf-8")
+    (workspace / "workflows" / "each.yml").write_text(EACH_FLOW, encoding="utf-8")
     (workspace / "sleepy.py").write_text(SLEEPY, encoding="utf-8")
 
 

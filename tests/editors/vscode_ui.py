@@ -273,6 +273,15 @@ class QuickInput:
     items: list[str]
 
 
+@dataclass(frozen=True)
+class TreeRow:
+    level: int
+    label: str
+    description: str
+    icon: str
+    """The codicon classes of the row's icon (``codicon-pass``)."""
+
+
 class Workbench:
     def __init__(self, page: Page, instance: Instance) -> None:
         self.page = page
@@ -536,6 +545,36 @@ class Workbench:
     def notifications(self) -> list[str]:
         toasts = self.page.locator(".notifications-toasts .notification-toast")
         return [t.strip() for t in toasts.all_inner_texts()]
+
+    def widen_side_bar(self, width: int) -> None:
+        """Drags the side bar's edge until it is ``width`` pixels wide."""
+        box = self.page.locator(".part.sidebar").first.bounding_box()
+        assert box is not None
+        edge, middle = box["x"] + box["width"] - 1, box["y"] + box["height"] / 2
+        self.page.mouse.move(edge, middle)
+        self.page.mouse.down()
+        self.page.mouse.move(box["x"] + width, middle, steps=8)
+        self.page.mouse.up()
+
+    def tree_rows(self, view: str) -> list[TreeRow]:
+        """The rendered rows of the tree view titled ``view`` (a side bar pane), top to bottom."""
+        pane = self.page.locator(".pane", has=self.page.locator(".pane-header", has_text=view)).first
+        rows: list[dict[str, Any]] = pane.locator(".monaco-list-row").evaluate_all(
+            """els => els.map(e => ({
+                level: Number(e.getAttribute('aria-level') || '0'),
+                label: (e.querySelector('.label-name') || {}).textContent || '',
+                description: (e.querySelector('.label-description') || {}).textContent || '',
+                icon: [...e.querySelectorAll('[class*="codicon-"]')]
+                    .filter(i => !i.classList.contains('monaco-tl-twistie'))
+                    .flatMap(i => [...i.classList].filter(c => c.startsWith('codicon-')
+                        && !c.startsWith('codicon-tree-item'))).join(' '),
+            }))"""
+        )
+        return [TreeRow(r["level"], r["label"].strip(), r["description"].strip(), r["icon"]) for r in rows]
+
+    def tree_row(self, view: str, label: str) -> Locator:
+        pane = self.page.locator(".pane", has=self.page.locator(".pane-header", has_text=view)).first
+        return pane.locator(".monaco-list-row", has=self.page.locator(".label-name", has_text=label)).first
 
     def code_lens(self, text: str) -> Locator:
         return self.page.locator(".editor-group-container.active .codelens-decoration a", has_text=text).first

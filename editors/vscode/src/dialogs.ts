@@ -13,6 +13,7 @@ import {
   ELICIT,
   RUN_EVENT,
   type ApproveParams,
+  type ApproveResult,
   type AskParams,
   type ElicitParams,
   type RunEventParams,
@@ -31,10 +32,13 @@ export function registerDialogs(
   queue: DialogQueue,
   log: RunLog,
   onEvent?: (params: RunEventParams) => void,
+  onApproval?: (params: ApproveParams, answer: Promise<ApproveResult>) => void,
 ): void {
   connection.onRequest(APPROVE_TOOL_CALL, (params: ApproveParams, token: CancelToken) => {
     for (const line of describeApproval(params)) log.note(line);
-    return queue.enqueue(params.runId, (cancel) => approve(ui, params, cancel), { decision: "deny" as const }, token);
+    const answer = queue.enqueue(params.runId, (cancel) => approve(ui, params, cancel), { decision: "deny" as const }, token);
+    onApproval?.(params, answer);
+    return answer;
   });
   connection.onRequest(ELICIT, (params: ElicitParams, token: CancelToken) => {
     log.note(`MCP server '${params.server}' asks: ${params.message}`);

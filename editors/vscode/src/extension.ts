@@ -22,11 +22,14 @@ import {
   CLIENT_CAPABILITY,
   RUN,
   STATUS,
+  type RunParams,
   type RunResult,
   type RunTarget,
   type StatusResult,
 } from "./protocol";
 import { collectRun, targetForFile } from "./runForm";
+import type { RunNode } from "./runTree";
+import { openOutput, openTrace, reveal, RunView, VIEW_ID } from "./runView";
 import { findServer, type ServerSearch } from "./serverPath";
 import { statusView } from "./statusText";
 import { vscodeUi } from "./vscodeUi";
@@ -45,6 +48,7 @@ let statusItem: vscode.StatusBarItem;
 const dialogs = new DialogQueue();
 const progressOf = new Map<string, vscode.Progress<{ message?: string }>>();
 let runCounter = 0;
+let runView: RunView;
 
 class LaitCapability implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
@@ -192,12 +196,20 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     onRequest: (method, handler) => c.onRequest(method, (params: unknown, token) => handler(params as never, token)),
     onNotification: (method, handler) => c.onNotification(method, (params: unknown) => handler(params as never)),
   };
-  registerDialogs(connection, vscodeUi, dialogs, log, (params) => {
-    const progress = progressOf.get(params.runId);
-    if (progress !== undefined && params.event.type === "stepStarted") {
-      progress.report({ message: String(params.event["label"] ?? "") });
-    }
-  });
+  registerDialogs(
+    connection,
+    vscodeUi,
+    dialogs,
+    log,
+    (params) => {
+      runView.tree.event(params.runId, params.event);
+      const progress = progressOf.get(params.runId);
+      if (progress !== undefined && params.event.type === "stepStarted") {
+        progress.report({ message: String(params.event["label"] ?? "") });
+      }
+    },
+    (params, answer) => runView.tree.approval(params, answer),
+  );
   client = c;
   context.subscriptions.push(c);
   try {
@@ -269,12 +281,17 @@ async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun:
     void vscode.window.showErrorMessage(`lait: ${request.error}`);
     return;
   }
-  const params = request.params;
+  const name = target.name ?? vscode.workspace.asRelativePath(vscode.Uri.parse(target.uri));
+  await execute(c, request.params, name, dryRun);
+}
+
+/** Sends `lait/run` and follows it: output channel, progress notification, run view. */
+async function execute(c: LanguageClient, params: RunParams, name: string, dryRun: boolean): Promise<void> {
   runCounter += 1;
   const runId = `vscode-${Date.now().toString(36)}-${runCounter}`;
   params.runId = runId;
   params.workDoneToken = `lait-run/${runId}`;
-  const name = target.name ?? vscode.workspace.asRelativePath(vscode.Uri.parse(target.uri));
+  runView.tree.start(runId, name, params);
   output.show(true);
   log.note(`--- ${dryRun ? "dry run" : "run"} ${name} (${new Date().toLocaleTimeString()})`);
   await vscode.window.withProgress(
@@ -293,8 +310,10 @@ async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun:
         const result = await Promise.race([c.sendRequest<RunResult | null>(RUN, params, token), gaveUp]);
         if (result === "gave-up" || result === null || result === undefined) {
           log.finished({ runId, status: "cancelled", output: "" });
+          runView.tree.finish({ runId, status: "cancelled", output: "" });
         } else {
           log.finished(result);
+          runView.tree.finish({ ...result, runId });
           if (result.status === "failed") {
             void vscode.window.showErrorMessage(result.error ?? "lait: the run failed");
           }
@@ -302,9 +321,11 @@ async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun:
       } catch (error) {
         if (token.isCancellationRequested) {
           log.finished({ runId, status: "cancelled", output: "" });
+          runView.tree.finish({ runId, status: "cancelled", output: "" });
         } else {
           const message = error instanceof Error ? error.message : String(error);
           log.finished({ runId, status: "failed", output: "", error: `lait: ${message}` });
+          runView.tree.finish({ runId, status: "failed", output: "", error: `lait: ${message}` });
           void vscode.window.showErrorMessage(`lait: ${message}`);
         }
       } finally {
@@ -315,6 +336,18 @@ async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun:
       }
     },
   );
+}
+
+/** "Run again": the same request (prompt, inputs) as the run shown, without asking again. */
+async function runAgain(node: RunNode | undefined): Promise<void> {
+  if (node?.params === undefined) return;
+  if (!vscode.workspace.isTrusted) return run(undefined, undefined, false);
+  const c = client;
+  if (c === undefined || !c.isRunning()) {
+    void vscode.window.showErrorMessage("lait: the language server is not running (see the lait output)");
+    return;
+  }
+  await execute(c, { ...node.params }, node.name, node.dryRun);
 }
 
 async function restart(context: vscode.ExtensionContext): Promise<void> {
@@ -331,6 +364,7 @@ async function restart(context: vscode.ExtensionContext): Promise<void> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("lait");
   log = new RunLog((text) => output.append(text));
+  runView = new RunView();
   statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   statusItem.command = "lait.showOutput";
   statusItem.text = "$(sync~spin) lait";
@@ -342,6 +376,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lait.dryRun", (arg: unknown) => run(arg, undefined, true)),
     vscode.commands.registerCommand("lait.showOutput", () => output.show()),
     vscode.commands.registerCommand("lait.restartServer", () => restart(context)),
+    runView,
+    vscode.window.registerTreeDataProvider(VIEW_ID, runView),
+    vscode.commands.registerCommand("lait.runs.reveal", (place: Parameters<typeof reveal>[0]) => reveal(place)),
+    vscode.commands.registerCommand("lait.runs.openOutput", (node: RunNode | undefined) => {
+      const target = node ?? runView.tree.runs[0];
+      return target === undefined ? undefined : openOutput(runView.tree, target);
+    }),
+    vscode.commands.registerCommand("lait.runs.runAgain", (node: RunNode | undefined) => runAgain(node ?? runView.tree.runs.find((r) => r.params !== undefined))),
+    vscode.commands.registerCommand("lait.runs.openTrace", async (uri?: vscode.Uri) => {
+      const shown = await openTrace(runView.tree, uri instanceof vscode.Uri ? uri : undefined);
+      if (shown !== undefined) await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    }),
+    vscode.commands.registerCommand("lait.runs.clear", () => runView.tree.clear()),
     // Trust granted: start again with the usual discovery (the workspace's environments, its settings).
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       output.appendLine("lait: the workspace is trusted now; restarting lait-ls");

@@ -81,6 +81,8 @@ export interface ApproveParams {
   kind?: string;
   arguments?: unknown;
   command?: string[] | null;
+  /** The workflow step asking (PROTOCOL.md section 5, step fields). */
+  stepId?: string;
 }
 
 export interface ApproveResult {
