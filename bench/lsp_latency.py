@@ -26,6 +26,10 @@ What it does (details in bench/README.md):
    none). Each runs both on an unchanged document and as the first request after an edit (a new
    document version).
 5. Prints a table and writes every sample as JSON to ``bench/.out/lsp_latency.json``.
+6. With ``--workspace N`` (default 500): times ``workspace/diagnostic`` (pull mode, a fresh server each
+   run: the first request, then a second with every result id) on bench/lint_vs_check_jsonschema.py's
+   project of N workflows against ``lait lint`` of the same project, and checks both report the same
+   number of findings.
 
 yaml-language-server validates 200 ms after the last change. That delay is hard-coded
 (``validationDelayMs``). The ratio uses raw latencies, which is what a user waits for. The table also
@@ -73,6 +77,7 @@ DIAG_TARGET_MS = 30.0  # lait-ls median didChange -> diagnostics at 1,000 lines
 RATIO_TARGET = 0.25  # lait-ls / yaml-language-server at 10,000 lines (raw latencies)
 REQUEST_TARGET_MS = 20.0  # completion and hover medians at 1,000 lines
 SEMANTIC_TOKENS_TARGET_MS = 20.0  # semanticTokens/full median at 1,000 lines
+WORKSPACE_RATIO_TARGET = 1.0  # workspace/diagnostic on the lint bench project / `lait lint` of it
 EXPECTED_CLEAN_CODES = frozenset({"LAIT506"})
 WAIT_TIMEOUT_S = 60.0
 
@@ -1281,6 +1286,17 @@ async def main_async(args: argparse.Namespace) -> int:
             f"\nload average before/after: {results['load_before'][0]:.2f} / {results['load_after'][0]:.2f} "
             f"({os.cpu_count()} CPUs); JSON: {OUT_FILE}"
         )
+        if args.workspace:
+            print(f"measuring workspace/diagnostic on {args.workspace} workflows ...", file=sys.stderr)
+            ws = await measure_workspace(tmp, logs, args.workspace, args.workspace_runs, args.seed)
+            results["workspace"] = ws
+            verdict = "PASS" if ws["ratio_cold"] <= WORKSPACE_RATIO_TARGET else "MISS"
+            print(
+                f"\nworkspace/diagnostic on the lint bench project ({ws['files']} files, {ws['findings']} findings): "
+                f"cold {fmt(ws['workspace_diagnostic_cold']['median_ms'])} ms, warm "
+                f"{fmt(ws['workspace_diagnostic_warm']['median_ms'])} ms; lait lint {fmt(ws['lait_lint']['median_ms'])} ms"
+                f"\n- ratio cold / lait lint: {ws['ratio_cold']:.3f} <= {WORKSPACE_RATIO_TARGET} -> {verdict}"
+            )
         OUT_FILE.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         if args.profile:
             prof_cases = [c for c in cases if c.lines in (args.profile_sizes or [max(args.sizes)])]
@@ -1292,6 +1308,72 @@ async def main_async(args: argparse.Namespace) -> int:
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int) -> JsonObj:
+    """``workspace/diagnostic`` (pull mode) on the project of bench/lint_vs_check_jsonschema.py with
+    ``n`` workflows, against ``lait lint <project>`` on the same files (both search for a config and
+    find none; the global config is isolated). Each run of lait-ls is a fresh server: the first
+    request after ``initialize`` (cold) and a second one (warm, every file unchanged)."""
+    sys.path.insert(0, str(BENCH))
+    import lint_vs_check_jsonschema as corpus_bench
+
+    root = tmp / f"workspace_{n}"
+    corpus = corpus_bench.generate_corpus(root, n, seed)
+    project = corpus.project
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "no-xdg-config")}
+    files = len(corpus.workflows) + len(corpus.agents)
+    lint_ms: list[float] = []
+    findings = 0
+    for _ in range(runs):
+        started = time.perf_counter()
+        proc = subprocess.run(
+            [*lait_cli(), "lint", "--format", "json", str(project)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        lint_ms.append((time.perf_counter() - started) * 1000.0)
+        findings = len(json.loads(proc.stdout or "[]"))
+    cold: list[float] = []
+    warm: list[float] = []
+    reported = 0
+    for k in range(runs):
+        client = LspClient(
+            "lait-ls",
+            [sys.executable, "-m", "lait_ls.server"],
+            cwd=project,
+            configuration=lait_configuration,
+            init_options={"debounce": 0, "diagnostics": "pull"},
+            stderr_path=logs / f"lait-ls.workspace.{k}.stderr",
+            env=env,
+        )
+        await client.start()
+        try:
+            await client.initialize(project)
+            result, ms = await client.request("workspace/diagnostic", {"previousResultIds": []}, timeout=600)
+            cold.append(ms)
+            items = result.get("items", [])
+            reported = sum(len(i.get("items", [])) for i in items)
+            previous = [{"uri": i["uri"], "value": i["resultId"]} for i in items if i.get("resultId")]
+            _result, ms = await client.request(
+                "workspace/diagnostic", {"previousResultIds": previous}, timeout=600
+            )
+            warm.append(ms)
+        finally:
+            await client.stop()
+    if reported != findings:
+        raise SystemExit(f"workspace/diagnostic reported {reported} problems, lait lint {findings}")
+    return {
+        "workflows": len(corpus.workflows),
+        "files": files,
+        "findings": findings,
+        "lait_lint": stats_of(lint_ms),
+        "workspace_diagnostic_cold": stats_of(cold),
+        "workspace_diagnostic_warm": stats_of(warm),
+        "ratio_cold": round(statistics.median(cold) / statistics.median(lint_ms), 4),
+    }
 
 
 @dataclass(frozen=True)
@@ -1467,6 +1549,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--request-size", type=int, default=1_000, help="size for completion/hover and the 30 ms target"
     )
     p.add_argument("--seed", type=int, default=20240601)
+    p.add_argument(
+        "--workspace", type=int, default=500, help="workflows of the workspace/diagnostic project (0: skip)"
+    )
+    p.add_argument("--workspace-runs", type=int, default=3, help="fresh servers (and lait lint runs) timed")
     p.add_argument("--keep", action="store_true", help="keep the generated files")
     p.add_argument("--profile", action="store_true", help="then profile lait-ls's diagnostics path")
     p.add_argument("--profile-sizes", type=int, nargs="+", help="sizes to profile (default: the largest)")
