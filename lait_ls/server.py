@@ -143,6 +143,9 @@ class LaitServer(LanguageServer):
                 self.read_env = not lait["noEnv"]
             if isinstance(lait, dict) and isinstance(lait.get("debounce"), int | float):
                 self.debounce = max(0.0, float(lait["debounce"]) / 1000.0)
+            from lait_ls.features import inlay_hints
+
+            inlay_hints.configure(self, options)
             if isinstance(lait, dict) and lait.get("approveTools") in ("always", "never"):
                 from lait_ls.run import state_of
 

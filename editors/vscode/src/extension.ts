@@ -94,9 +94,17 @@ async function pythonInterpreter(): Promise<string | undefined> {
 }
 
 /** The server's settings (initializationOptions; later changes arrive as workspace/didChangeConfiguration). */
-function laitSettings(): { approveTools: string; debounce: number } {
+function laitSettings(): { approveTools: string; debounce: number; inlayHints: Record<string, boolean> } {
   const config = vscode.workspace.getConfiguration("lait");
-  return { approveTools: config.get<string>("approveTools") ?? "always", debounce: config.get<number>("debounce") ?? 150 };
+  const inlayHints: Record<string, boolean> = {};
+  for (const kind of ["modelAlias", "outputType", "forEachItem", "shellArgv"]) {
+    inlayHints[kind] = config.get<boolean>(`inlayHints.${kind}`) ?? false;
+  }
+  return {
+    approveTools: config.get<string>("approveTools") ?? "always",
+    debounce: config.get<number>("debounce") ?? 150,
+    inlayHints,
+  };
 }
 
 /** PATH as the user's login shell sets it: VS Code may start the extension host with another one
