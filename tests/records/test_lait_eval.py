@@ -11,11 +11,17 @@ concurrent run got which answer is not fixed)."""
 from __future__ import annotations
 
 import json
+import sys
+import uuid
 from typing import Any
 
+import pexpect
+
 from tests.cli.conftest import Lait
-from tests.peers.openai_server import ScriptedOpenAIServer, error, text
-from tests.records.conftest import assert_no_canary
+from tests.peers.openai_server import ScriptedOpenAIServer, call, error, text, tool_calls
+from tests.processes import running_with_marker
+from tests.records.conftest import CANARY, assert_no_canary
+from tests.records.test_record_replay import WORKFLOW as RECORDED_WORKFLOW
 
 MODEL_EVAL = """\
 target:
@@ -218,4 +224,74 @@ def test_all_cases_pass_exit_zero_and_bad_files(project: Lait, server: ScriptedO
     assert (fmt.returncode, fmt.stderr) == (
         2,
         "lait: --format must be text, json, junit or github (got 'xml')\n",
+    )
+
+
+TRAJECTORY_EVAL = """\
+target:
+  workflow: wf.yml
+cases:
+  - input: cats
+    assert:
+      - type: tool_called
+        name: tool__shout
+        max: 1
+        args_jq: '.word == "cats"'
+      - type: tool_called
+        name: peer__add
+      - type: step_output
+        id: research
+        assert:
+          - type: equals
+            value: shouted and added
+      - type: jq
+        expr: '.items == ["item one", "item two"]'
+"""
+
+
+def test_trajectory_assertions_per_run_and_no_process_left(
+    project: Lait, server: ScriptedOpenAIServer
+) -> None:
+    marker = uuid.uuid4().hex
+    project.env["LAIT_TEST_MARKER"] = marker  # the MCP peer and the shell tool inherit it
+    project.write("wf.yml", RECORDED_WORKFLOW)
+    project.write("e.yml", TRAJECTORY_EVAL)
+    calls = tool_calls(
+        call("tool__shout", {"word": "cats"}, id="c1"), call("peer__add", {"a": 2, "b": 3}, id="c2")
+    )
+    server.route("Research cats", calls, calls)
+    server.route("Item a", text("item one"), text("item one"))
+    server.route("Item b", text("item two"), text("item two"))
+    server.push(text("shouted and added"), text("shouted and added"))  # the answers after the tool round
+    result = project("eval", "e.yml", "--repeat", "2")
+    assert (result.returncode, result.stdout) == (0, "case 1: 2/2 (100%) PASS\n1 of 1 case(s) fully passed\n")
+    after_tools = [b for b in server.bodies if b["messages"][-1]["role"] == "tool"]
+    assert len(after_tools) == 2  # each run made its own tool round (its own trace)
+    assert CANARY not in result.stdout + result.stderr
+    assert_no_canary(project.cwd)
+    assert running_with_marker(marker) == []
+
+
+def test_a_progress_bar_on_a_terminal(project: Lait, server: ScriptedOpenAIServer) -> None:
+    """On a terminal the progress is rich's bar (its line characters and the run count), not the
+    plain per-case lines; the report follows."""
+    project.write(
+        "ok.yml", "target: {model: main, prompt: '{{ input }}'}\ncases:\n  - input: hi\n    assert: []\n"
+    )
+    server.route("hi", *[text("yo")] * 3)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "lait_cli.main", "eval", "ok.yml", "--repeat", "3"],
+        cwd=str(project.cwd),
+        env={**project.env, "TERM": "xterm-256color", "COLUMNS": "100"},
+        encoding="utf-8",
+        timeout=120,
+    )
+    output = child.read()
+    child.close()
+    assert child.exitstatus == 0, output
+    assert "━" in output and "3/3" in output, output
+    assert "runs passed" not in output
+    assert output.replace("\r\n", "\n").endswith("case 1: 3/3 (100%) PASS\n1 of 1 case(s) fully passed\n"), (
+        output
     )
