@@ -122,7 +122,9 @@ async def test_hints_of_every_kind(client: LanguageClient, tmp_path: Path) -> No
 
 
 @pytest.mark.asyncio
-async def test_hints_are_off_by_default_and_switch_on_per_kind(plain_client: LanguageClient, tmp_path: Path) -> None:
+async def test_hints_are_off_by_default_and_switch_on_per_kind(
+    plain_client: LanguageClient, tmp_path: Path
+) -> None:
     marked = write_project(tmp_path, {"lait.config.yml": CONFIG, "workflows/main.yml": WORKFLOW})
     uri = open_doc(plain_client, tmp_path / "workflows" / "main.yml")
     text = marked["workflows/main.yml"].text
