@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -107,7 +108,7 @@ async def test_selection_ranges_grow_from_the_word(client: LanguageClient, tmp_p
         chain.append(node.range)
         node = node.parent
     assert chain[0] == m.ranges[0]
-    for inner, outer in zip(chain, chain[1:], strict=False):
+    for inner, outer in itertools.pairwise(chain):
         assert (outer.start.line, outer.start.character) <= (inner.start.line, inner.start.character)
         assert (inner.end.line, inner.end.character) <= (outer.end.line, outer.end.character)
         assert inner != outer
