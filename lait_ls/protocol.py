@@ -49,10 +49,12 @@ which would collide with the client's own handler that asks for inputs first."""
 LENS_RUN_WORKFLOW = "lait.runWorkflow"
 LENS_RUN_AGENT = "lait.runAgent"
 LENS_DRY_RUN = "lait.dryRun"
+LENS_RUN_TEST = "lait.runTest"
+LENS_RUN_EVAL = "lait.runEval"
 """The lenses' commands: *client* commands (the client asks for the prompt and inputs, then sends
 ``lait/run``); their one argument is :func:`target_payload`."""
 
-KINDS = ("workflow", "agent")
+KINDS = ("workflow", "agent", "test", "eval")
 APPROVE_SETTINGS = ("always", "never")
 
 
@@ -97,6 +99,8 @@ class RunParams:
     """``--trace-file``; relative: to the config's folder."""
     history: bool = True
     """False: like ``--no-history``."""
+    repeat: int = 1
+    """An eval file's runs per case (``lait eval --repeat``)."""
 
     @classmethod
     def parse(cls, obj: Any) -> RunParams:
@@ -109,7 +113,9 @@ class RunParams:
             raise ProtocolError(f"{RUN}: 'uri' must be a non-empty string")
         kind = obj.get("kind")
         if kind is not None and kind not in KINDS:
-            raise ProtocolError(f"{RUN}: 'kind' must be 'workflow' or 'agent', got {json.dumps(kind)}")
+            raise ProtocolError(
+                f"{RUN}: 'kind' must be 'workflow', 'agent', 'test' or 'eval', got {json.dumps(kind)}"
+            )
         prompt = obj.get("prompt")
         if prompt is not None and not isinstance(prompt, str):
             raise ProtocolError(f"{RUN}: 'prompt' must be a string")
@@ -138,6 +144,9 @@ class RunParams:
         history = obj.get("history", True)
         if not isinstance(history, bool):
             raise ProtocolError(f"{RUN}: 'history' must be a boolean")
+        repeat = obj.get("repeat", 1)
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= 1000:
+            raise ProtocolError(f"{RUN}: 'repeat' must be an integer from 1 to 1000")
         return cls(
             uri,
             kind,
@@ -150,6 +159,7 @@ class RunParams:
             cache,
             texts["traceFile"],
             history,
+            repeat,
         )
 
 
@@ -164,6 +174,8 @@ def run_result(run_id: str, status: str, output: str, error: str | None = None) 
 def target_payload(uri: str, target: RunTarget) -> dict[str, Any]:
     """A lens argument (``RunTarget`` in editors/vscode/PROTOCOL.md)."""
     payload: dict[str, Any] = {"uri": uri, "kind": target.kind, "prompt": target.prompt}
+    if target.kind in ("test", "eval"):
+        return {"uri": uri, "kind": target.kind, "prompt": "none", "inputs": []}
     if target.name is not None:
         payload["name"] = target.name
     if target.kind == "workflow":

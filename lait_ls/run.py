@@ -141,7 +141,7 @@ async def execute(
     state = state_of(ls)
     run_id = params.run_id or f"run-{uuid.uuid4().hex[:12]}"
     path = ls.path_of(params.uri)
-    kind = params.kind or (("agent" if path.suffix.lower() == ".md" else "workflow") if path else "workflow")
+    kind = params.kind or _kind_of(path)
     if run_id in state.active:
         from pygls.exceptions import JsonRpcInvalidParams
 
@@ -195,6 +195,22 @@ async def execute(
     return protocol.run_result(run_id, status, mask_secrets(output), error)
 
 
+def _kind_of(path: Path | None) -> str:
+    """A run's kind from its file: ``.md`` an agent; YAML a test, eval or workflow file by content."""
+    if path is None:
+        return "workflow"
+    if path.suffix.lower() == ".md":
+        return "agent"
+    from lait_core.lint.discovery import yaml_kind
+    from lait_core.source.files import read_head
+
+    try:
+        head = read_head(path, 64 * 1024).decode("utf-8", errors="replace")
+    except OSError:
+        return "workflow"
+    return yaml_kind(path, head).value
+
+
 UNSAVED = "'{name}' has unsaved changes in the editor: running the saved file"
 
 
@@ -242,6 +258,14 @@ async def _run(
 ) -> str:
     from lait_core.engine.session import RunSession
 
+    if kind in ("test", "eval"):
+        if params.dry_run:
+            raise RunFailed(
+                f"a dry run needs a workflow file, not {'a' if kind == 'test' else 'an'} {kind} file"
+            )
+        from lait_ls.run_tests import run_test_or_eval
+
+        return await run_test_or_eval(ls, state, interaction, path, kind, params)
     config, config_dir = load_run_config(path)
     environ = run_environment(config_dir, read_env=ls.read_env)
     if params.dry_run:

@@ -30,9 +30,10 @@ class InputSpec:
 @dataclass(frozen=True, slots=True)
 class RunTarget:
     kind: str
-    """``workflow`` or ``agent``."""
+    """``workflow``, ``agent``, ``test`` or ``eval``."""
     anchor: Range
-    """Where the lenses go: the ``steps:`` key of a workflow, the first line of an agent."""
+    """Where the lenses go: the ``steps:`` key of a workflow, the first line of an agent, the first
+    top-level key of a test or eval file."""
     name: str | None = None
     prompt: str = "required"
     """``required`` (no ``inputs:``, and every agent), ``optional`` (a workflow with ``inputs:``)."""
@@ -45,6 +46,11 @@ def run_target(kind: FileKind, text: str, path: str = "") -> RunTarget | None:
         return _workflow_target(text, path)
     if kind is FileKind.AGENT:
         return _agent_target(text, path)
+    if kind in (FileKind.TEST, FileKind.EVAL):
+        root = parse_yaml(text, path).root
+        if not isinstance(root, MappingNode) or not root.pairs:
+            return None
+        return RunTarget(kind.value, root.pairs[0][0].range, prompt="none")
     return None
 
 

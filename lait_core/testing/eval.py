@@ -34,6 +34,7 @@ from lait_core.testing.definition import EvalDefinition, LlmJudge
 from lait_core.testing.runner import StepOutputs, error_text, input_texts
 
 if TYPE_CHECKING:
+    from lait_core.engine.interaction import Interaction
     from lait_core.engine.session import RunSession
 
 CONCURRENCY = 8
@@ -139,13 +140,19 @@ class EvalRunner:
         *,
         approve_tools: bool = False,
         on_run_done: RunDone | None = None,
+        interaction: Interaction | None = None,
+        on_spawn: Callable[[int], None] | None = None,
     ) -> None:
+        """``interaction`` (default: headless) gets the runs' events and approvals (the language
+        server's editor interaction); ``on_spawn`` is told every child's pid."""
         self.definition = definition
         self.base = base
         self.config = config
         self.config_dir = config_dir
         self.approve_tools = approve_tools
         self.on_run_done = on_run_done
+        self.interaction = interaction
+        self.on_spawn = on_spawn
 
     async def run(self, repeat: int) -> list[CaseResult]:
         from lait_core.engine.interaction import HeadlessInteraction
@@ -158,9 +165,15 @@ class EvalRunner:
         ]
         done = [0] * len(cases)
         gate = asyncio.Semaphore(CONCURRENCY)
-        interaction = HeadlessInteraction("allow" if self.approve_tools else "error", record=False)
+        interaction = self.interaction or HeadlessInteraction(
+            "allow" if self.approve_tools else "error", record=False
+        )
         async with RunSession.open(
-            self.config, self.config_dir, interaction, approve_tools=self.approve_tools
+            self.config,
+            self.config_dir,
+            interaction,
+            approve_tools=self.approve_tools,
+            on_spawn=self.on_spawn,
         ) as services:
 
             async def one(index: int, k: int) -> None:
@@ -193,6 +206,7 @@ class EvalRunner:
                 mcp=services.mcp,
                 cache=services.cache,
                 records=records,
+                on_spawn=self.on_spawn,
             ) as session:
                 outcome = await self._run_target(session, case.input)
                 outcome.events = records.trace.events if records.trace is not None else []

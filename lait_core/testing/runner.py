@@ -18,15 +18,19 @@ import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lait_core.documents.models import Config
 from lait_core.engine.records.checkpoint import Checkpoint, Checkpointer, CheckpointStore
 from lait_core.testing.assertions import Outcome, check_all
 from lait_core.testing.definition import load_test
 from lait_core.testing.record import EntryChange
+
+if TYPE_CHECKING:
+    from lait_core.engine.interaction import Interaction
 
 CONCURRENCY = 8
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
@@ -125,10 +129,19 @@ def _located(diagnostics: list[Any], path: Path) -> str:
 
 
 async def run_file(
-    path: Path, config: Config, config_dir: Path, approve_tools: bool, record: bool = False
+    path: Path,
+    config: Config,
+    config_dir: Path,
+    approve_tools: bool,
+    record: bool = False,
+    *,
+    interaction: Interaction | None = None,
+    on_spawn: Callable[[int], None] | None = None,
 ) -> FileResult:
     """Run one test file: replaying its cassette, or with ``record`` against the live model,
-    refreshing the cassette (:mod:`lait_core.testing.record`) when the run succeeds."""
+    refreshing the cassette (:mod:`lait_core.testing.record`) when the run succeeds.
+    ``interaction`` (default: headless) gets the run's events and approvals (the language server's
+    editor interaction); ``on_spawn`` is told every child's pid."""
     result = FileResult(str(path))
     definition, diagnostics = load_test(path)
     if definition is None:
@@ -169,9 +182,10 @@ async def run_file(
         async with RunSession.open(
             config,
             config_dir,
-            HeadlessInteraction("allow" if approve_tools else "error", record=False),
+            interaction or HeadlessInteraction("allow" if approve_tools else "error", record=False),
             approve_tools=approve_tools,
             records=records,
+            on_spawn=on_spawn,
         ) as session:
             ran = await run_workflow(
                 session,

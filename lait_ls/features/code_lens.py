@@ -1,5 +1,5 @@
 """`textDocument/codeLens`: "▶ Run workflow" and "Dry run" above `steps:`, "▶ Run agent" on an agent
-file's first line. The commands are the client's own (it asks for the prompt and the inputs, then
+file's first line, "▶ Run test" / "▶ Run eval" on the first key of a test / eval file. The commands are the client's own (it asks for the prompt and the inputs, then
 sends `lait/run`); their argument is the run target of editors/vscode/PROTOCOL.md section 3.
 
 The same commands are offered as source actions (kind ``source.lait.run``) on the lens's line, for
@@ -26,6 +26,8 @@ log = logging.getLogger("lait-ls")
 RUN_WORKFLOW = "▶ Run workflow"
 DRY_RUN = "Dry run"
 RUN_AGENT = "▶ Run agent"
+RUN_TEST = "▶ Run test"
+RUN_EVAL = "▶ Run eval"
 
 
 RUN_KIND = f"{lsp.CodeActionKind.Source.value}.lait.run"
@@ -35,7 +37,7 @@ def lenses(ls: LaitServer, uri: str) -> list[lsp.CodeLens]:
     if uri not in ls.open_uris:
         return []
     kind = ls.kind_of(uri)
-    if kind not in (FileKind.WORKFLOW, FileKind.AGENT):
+    if kind not in (FileKind.WORKFLOW, FileKind.AGENT, FileKind.TEST, FileKind.EVAL):
         return []
     text = ls.text_of(uri)
     target = run_target(kind, text, str(ls.path_of(uri) or ""))
@@ -45,6 +47,10 @@ def lenses(ls: LaitServer, uri: str) -> list[lsp.CodeLens]:
     argument = protocol.target_payload(uri, target)
     if target.kind == "agent":
         titles = [(RUN_AGENT, protocol.LENS_RUN_AGENT)]
+    elif target.kind == "test":
+        titles = [(RUN_TEST, protocol.LENS_RUN_TEST)]
+    elif target.kind == "eval":
+        titles = [(RUN_EVAL, protocol.LENS_RUN_EVAL)]
     else:
         titles = [(RUN_WORKFLOW, protocol.LENS_RUN_WORKFLOW), (DRY_RUN, protocol.LENS_DRY_RUN)]
     return [

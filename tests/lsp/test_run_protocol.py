@@ -29,7 +29,7 @@ def test_run_params_parse_and_errors() -> None:
     for bad, message in [
         ([1], "params must be an object"),
         ({}, "'uri' must be a non-empty string"),
-        ({"uri": "u", "kind": "chat"}, "'kind' must be 'workflow' or 'agent'"),
+        ({"uri": "u", "kind": "chat"}, "'kind' must be 'workflow', 'agent', 'test' or 'eval'"),
         ({"uri": "u", "prompt": 3}, "'prompt' must be a string"),
         ({"uri": "u", "inputs": [1]}, "'inputs' must be an object"),
         ({"uri": "u", "dryRun": "yes"}, "'dryRun' must be a boolean"),

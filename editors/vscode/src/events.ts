@@ -77,6 +77,16 @@ export function eventLine(event: RunEvent): string | undefined {
       return `note: ${s(event["message"])}`;
     case "compacted":
       return `    -> compacted history: ${s(event["messagesBefore"])} -> ${s(event["messagesAfter"])} messages`;
+    case "testResult": {
+      const failures = Array.isArray(event["failures"]) ? event["failures"].map((f) => `\n  ${s(f)}`).join("") : "";
+      return `${s(event["file"])}: ${event["status"] === "pass" ? "PASS" : "FAIL"}${failures}`;
+    }
+    case "evalCase": {
+      const rate = n(event["successRate"]);
+      const percent = rate === undefined ? "" : ` (${Math.round(rate * 100)}%)`;
+      const full = event["passed"] === event["total"];
+      return `case ${s(event["case"])}: ${s(event["passed"])}/${s(event["total"])}${percent} ${full ? "PASS" : "FAIL"}`;
+    }
     case "runFinished":
       return event["status"] === "ok"
         ? `==> ok${seconds(event["seconds"])}`

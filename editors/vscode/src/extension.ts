@@ -24,6 +24,7 @@ import {
   STATUS,
   type RunParams,
   type RunResult,
+  type RunKind,
   type RunTarget,
   type StatusResult,
 } from "./protocol";
@@ -254,7 +255,7 @@ async function refreshStatus(): Promise<void> {
   statusItem.show();
 }
 
-function activeTarget(kind: "workflow" | "agent" | undefined): RunTarget | undefined {
+function activeTarget(kind: RunKind | undefined): RunTarget | undefined {
   const document = vscode.window.activeTextEditor?.document;
   if (document === undefined || document.uri.scheme !== "file") {
     void vscode.window.showErrorMessage("lait: open a workflow or agent file to run it");
@@ -269,7 +270,7 @@ function isTarget(value: unknown): value is RunTarget {
   return typeof value === "object" && value !== null && typeof (value as RunTarget).uri === "string";
 }
 
-async function run(arg: unknown, kind: "workflow" | "agent" | undefined, dryRun: boolean): Promise<void> {
+async function run(arg: unknown, kind: RunKind | undefined, dryRun: boolean): Promise<void> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage(`lait: ${RESTRICTED_RUNS}`, "Manage Workspace Trust").then((choice) => {
       if (choice) void vscode.commands.executeCommand("workbench.trust.manage");
@@ -382,6 +383,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lait.runWorkflow", (arg: unknown) => run(arg, "workflow", false)),
     vscode.commands.registerCommand("lait.runAgent", (arg: unknown) => run(arg, "agent", false)),
     vscode.commands.registerCommand("lait.dryRun", (arg: unknown) => run(arg, undefined, true)),
+    vscode.commands.registerCommand("lait.runTest", (arg: unknown) => run(arg, "test", false)),
+    vscode.commands.registerCommand("lait.runEval", (arg: unknown) => run(arg, "eval", false)),
     vscode.commands.registerCommand("lait.showOutput", () => output.show()),
     vscode.commands.registerCommand("lait.restartServer", () => restart(context)),
     runView,

@@ -14,7 +14,7 @@ export const CLIENT_CAPABILITY = {
   runEvents: true,
 } as const;
 
-export type RunKind = "workflow" | "agent";
+export type RunKind = "workflow" | "agent" | "test" | "eval";
 export type PromptNeed = "required" | "optional" | "none";
 
 export interface InputSpec {
@@ -23,7 +23,7 @@ export interface InputSpec {
   required: boolean;
 }
 
-/** The argument of the lens commands lait.runWorkflow / lait.runAgent / lait.dryRun. */
+/** The argument of the lens commands lait.runWorkflow / lait.runAgent / lait.dryRun / lait.runTest / lait.runEval. */
 export interface RunTarget {
   uri: string;
   kind: RunKind;
@@ -38,6 +38,7 @@ export interface RunParams {
   prompt?: string;
   inputs?: Record<string, unknown>;
   dryRun?: boolean;
+  repeat?: number;
   runId?: string;
   workDoneToken?: string;
 }

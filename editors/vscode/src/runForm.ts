@@ -19,6 +19,13 @@ export function inputFields(inputs: readonly InputSpec[]): { fields: Field[] } |
   return { fields };
 }
 
+const VERBS: Record<RunTarget["kind"], string> = {
+  workflow: "Run workflow",
+  agent: "Run agent",
+  test: "Run test",
+  eval: "Run eval",
+};
+
 function targetName(target: RunTarget): string {
   return target.name ?? target.uri.split("/").pop() ?? target.uri;
 }
@@ -31,7 +38,7 @@ export async function collectRun(ui: Ui, target: RunTarget, dryRun = false): Pro
     return form;
   }
   const need = target.prompt ?? "required";
-  const verb = dryRun ? "Dry run" : target.kind === "agent" ? "Run agent" : "Run workflow";
+  const verb = dryRun ? "Dry run" : VERBS[target.kind];
   const title = `lait: ${verb} ${targetName(target)}`;
   const total = form.fields.length + (need === "none" ? 0 : 1);
   const params: RunParams = { uri: target.uri, kind: target.kind };
@@ -86,5 +93,8 @@ export async function collectRun(ui: Ui, target: RunTarget, dryRun = false): Pro
 /** The target of a command run from the palette: the active file, kind from its name. */
 export function targetForFile(uri: string, languageId?: string): RunTarget {
   const agent = /\.md$/i.test(uri) || languageId === "markdown";
+  // test and eval files by their conventional names (the lens knows them by content too)
+  if (/\.test\.ya?ml$/i.test(uri)) return { uri, kind: "test", prompt: "none", inputs: [] };
+  if (/\.eval\.ya?ml$/i.test(uri)) return { uri, kind: "eval", prompt: "none", inputs: [] };
   return { uri, kind: agent ? "agent" : "workflow", prompt: agent ? "required" : "optional" };
 }

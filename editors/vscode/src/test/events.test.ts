@@ -27,6 +27,16 @@ test("progress lines as lait run prints them", () => {
   assert.equal(eventLine({ type: "compacted", round: 3, messagesBefore: 40, messagesAfter: 12 }), "    -> compacted history: 40 -> 12 messages");
   assert.equal(eventLine({ type: "runFinished", status: "ok", seconds: 2 }), "==> ok in 2.0s");
   assert.equal(eventLine({ type: "runFinished", status: "failed", error: "lait: x" }), "==> failed: lait: x");
+  assert.equal(eventLine({ type: "testResult", file: "t.test.yml", status: "pass", failures: [] }), "t.test.yml: PASS");
+  assert.equal(
+    eventLine({ type: "testResult", file: "t.test.yml", status: "fail", failures: ["assertion 1: a", "assertion 3: b"] }),
+    "t.test.yml: FAIL\n  assertion 1: a\n  assertion 3: b",
+  );
+  assert.equal(
+    eventLine({ type: "evalCase", case: 2, input: "x", passed: 2, total: 3, successRate: 2 / 3, runs: [] }),
+    "case 2: 2/3 (67%) FAIL",
+  );
+  assert.equal(eventLine({ type: "evalCase", case: 1, input: "x", passed: 3, total: 3, successRate: 1, runs: [] }), "case 1: 3/3 (100%) PASS");
   assert.equal(eventLine({ type: "round", round: 1 }), undefined);
   assert.equal(eventLine({ type: "somethingNew", a: 1 }), 'somethingNew: {"a":1}');
   const long = eventLine({ type: "toolResult", name: "t", result: "y".repeat(500), isError: false }) ?? "";

@@ -16,7 +16,7 @@ const protocolDoc = fs.readFileSync(path.join(root, "PROTOCOL.md"), "utf8");
 test("the lens commands of PROTOCOL.md are contributed and registered", () => {
   const contributed = manifest.contributes.commands.map((c) => c.command);
   const extension = fs.readFileSync(path.join(root, "src", "extension.ts"), "utf8");
-  for (const command of ["lait.runWorkflow", "lait.runAgent", "lait.dryRun"]) {
+  for (const command of ["lait.runWorkflow", "lait.runAgent", "lait.dryRun", "lait.runTest", "lait.runEval"]) {
     assert.ok(contributed.includes(command), command);
     assert.ok(protocolDoc.includes(`\`${command}\``), command);
     assert.ok(extension.includes(`registerCommand("${command}"`), command);

@@ -71,4 +71,13 @@ test("an agent needs a prompt; a dry run is flagged", async () => {
 test("targetForFile: the kind from the file", () => {
   assert.deepEqual(targetForFile("file:///w/a.md"), { uri: "file:///w/a.md", kind: "agent", prompt: "required" });
   assert.deepEqual(targetForFile("file:///w/a.yml", "yaml"), { uri: "file:///w/a.yml", kind: "workflow", prompt: "optional" });
+  assert.deepEqual(targetForFile("file:///w/a.test.yml", "yaml"), { uri: "file:///w/a.test.yml", kind: "test", prompt: "none", inputs: [] });
+  assert.deepEqual(targetForFile("file:///w/b.eval.yaml", "yaml"), { uri: "file:///w/b.eval.yaml", kind: "eval", prompt: "none", inputs: [] });
+});
+
+test("a test or eval lens asks nothing: lait/run gets the uri and the kind", async () => {
+  const target: RunTarget = { uri: "file:///w/smoke.test.yml", kind: "test", prompt: "none", inputs: [] };
+  assert.deepEqual(await collectRun(new ScriptedUi([]), target), { params: { uri: target.uri, kind: "test" } });
+  const evals: RunTarget = { uri: "file:///w/cats.eval.yml", kind: "eval", prompt: "none", inputs: [] };
+  assert.deepEqual(await collectRun(new ScriptedUi([]), evals), { params: { uri: evals.uri, kind: "eval" } });
 });
