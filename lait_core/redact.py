@@ -76,6 +76,7 @@ def forget_secrets() -> None:
     global _pattern
     with _lock:
         _secrets.clear()
+        _shown.clear()
         _pattern = None
 
 
@@ -103,9 +104,21 @@ def redact_url(url: str) -> str:
     return f"{scheme}://{authority}{tail}"
 
 
+_shown: set[str] = set()
+
+
+def show_url(url: str) -> None:
+    """Let ``url`` through :func:`redact` as it is (remembered secrets are still masked): a URL the
+    person is asked to open (a URL elicitation, a sign-in page) is useless with its query masked."""
+    with _lock:
+        _shown.add(url.rstrip(_TRAILING))
+
+
 def _url_match(m: re.Match[str]) -> str:
     text = m.group()
     trimmed = text.rstrip(_TRAILING)
+    if trimmed in _shown:
+        return text
     return redact_url(trimmed) + text[len(trimmed) :]
 
 

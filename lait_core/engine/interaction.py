@@ -78,6 +78,10 @@ class ElicitationRequest:
     url: str | None = None
     allowed: bool = False
     """``mcp_servers.<name>.allow_elicitation``."""
+    elicitation_id: str | None = None
+    """URL mode: the id the server reports complete (``notifications/elicitation/complete``)."""
+    required: bool = False
+    """URL mode: a call failed with ``-32042`` and is retried once the server reports completion."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +382,7 @@ APPROVAL_PROMPT = "allow this call? [y(es)/n(o)/a(lways for this tool)] "
 ELICIT_PROMPT = (
     "answer with one line of JSON (an object), or 'decline' / 'cancel', or press Enter to fill in the form: "
 )
+URL_PROMPT = "continue? [Y(es: I open it)/n(o: decline)/c(ancel)] "
 SEND_PROMPT = "send this answer? [Y(es)/n(o: decline)/c(ancel)] "
 
 
@@ -506,15 +511,22 @@ class TerminalInteraction:
     async def elicit(self, request: ElicitationRequest) -> ElicitationResult:
         if not request.allowed or not self._is_tty():
             return DECLINE
+        state = self.state
         if request.mode == "url":
-            self._say(
-                f"mcp_servers.{request.server}: {request.message}\n"
-                f"  open this URL yourself to continue: {request.url or ''} (lait declined the request)\n"
-            )
-            return DECLINE
+
+            def url_prompt(abandoned: threading.Event) -> ElicitationResult:
+                self._acquire(state.elicitation_lock, abandoned)
+                try:
+                    return self._url(request, abandoned)
+                except OSError:
+                    self._say("note: could not read the answer; declining\n")
+                    return DECLINE
+                finally:
+                    state.elicitation_lock.release()
+
+            return await self._in_thread(url_prompt)
         if request.mode != "form":
             return DECLINE
-        state = self.state
 
         def prompt(abandoned: threading.Event) -> ElicitationResult:
             self._acquire(state.elicitation_lock, abandoned)
@@ -561,6 +573,36 @@ class TerminalInteraction:
         if isinstance(value, dict):
             return ElicitationResult("accept", value)
         self._say("note: the answer is not a JSON object; declining\n")
+        return DECLINE
+
+    def _url(self, request: ElicitationRequest, abandoned: threading.Event) -> ElicitationResult:
+        """URL mode: the message and the URL (printed, never opened by lait); accepting means the
+        person opens it themselves."""
+        from lait_core.redact import show_url
+
+        url = request.url or ""
+        show_url(url)
+        after = (
+            "when you are done there, the server tells lait and the call is retried"
+            if request.required
+            else "the server continues when you are done there"
+        )
+        self._say(
+            f"mcp_servers.{request.server}: {request.message}\n"
+            f"  open this URL in your browser (lait does not open it): {url}\n"
+            f"  {after}\n{URL_PROMPT}"
+        )
+        line = self._read(abandoned)
+        choice = (line or "").strip().lower()
+        if line is None:
+            self._say("\nnote: no answer (end of input); declining\n")
+            return DECLINE
+        if choice in ("", "y", "yes"):
+            if request.required:
+                self._say("waiting for the server to report that you are done (Ctrl-C stops)\n")
+            return ElicitationResult("accept")
+        if choice in ("c", "cancel"):
+            return ElicitationResult("cancel")
         return DECLINE
 
     def _field_by_field(self, fields: list[FormField], abandoned: threading.Event) -> ElicitationResult:

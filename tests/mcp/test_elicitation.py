@@ -122,11 +122,14 @@ async def test_legacy_ctx_elicit_and_url_mode(pools: Pools, pty: Pty) -> None:
     assert "mcp_servers.old: Tell me about cities\n  - name (required): string — Your name\n" in (
         pty.stderr.getvalue()
     )
+    pty.type("n")
     assert first(await run(source, "ask_url", "", interaction)) == "url decline"
     assert (
-        "mcp_servers.old: Sign in\n  open this URL yourself to continue: https://example.invalid/login "
-        "(lait declined the request)\n"
+        "mcp_servers.old: Sign in\n  open this URL in your browser (lait does not open it): "
+        "https://example.invalid/login\n  the server continues when you are done there\n"
     ) in pty.stderr.getvalue()
+    pty.type("")
+    assert first(await run(source, "ask_url", "", interaction)) == "url accept"
     pty.type("decline", "cancel")
     assert (
         first(await run(source, "greet", GREET, interaction)) == "hi, <decline>! (cancel; proto 2025-11-25)"

@@ -130,6 +130,10 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._callers: dict[int, Interaction] = {}
         self._caller_ids = itertools.count()
+        self.on_tools_changed: Any = None
+        """Called (no arguments) when the server sends ``notifications/tools/list_changed``."""
+        self._completed: set[str] = set()
+        self._completion = asyncio.Condition()
 
     # -- lifecycle
     @classmethod
@@ -203,6 +207,7 @@ class McpConnection:
             self._transport(),
             mode=self.mode,  # type: ignore[arg-type]
             elicitation_callback=self._on_elicit,
+            message_handler=self._on_message,
             client_info=types.Implementation(name="lait", version=__version__),
             read_timeout_seconds=self.limits.timeout,
             cache=None,
@@ -285,6 +290,27 @@ class McpConnection:
             return await elicitation.answer(self.name, params, self.allow_elicitation, interaction)
         except Exception:
             return types.ElicitResult(action="decline")
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: ``tools/list_changed`` drops the cached tool list (through
+        :attr:`on_tools_changed`); ``elicitation/complete`` records the finished URL elicitation."""
+        if isinstance(message, types.ToolListChangedNotification):
+            if self.on_tools_changed is not None:
+                self.on_tools_changed()
+        elif isinstance(message, types.ElicitCompleteNotification):
+            async with self._completion:
+                self._completed.add(message.params.elicitation_id)
+                self._completion.notify_all()
+
+    async def wait_completed(self, elicitation_ids: list[str], timeout: float) -> bool:
+        """Wait until the server has reported every one of ``elicitation_ids`` complete
+        (``notifications/elicitation/complete``); False after ``timeout`` seconds."""
+        try:
+            async with asyncio.timeout(timeout), self._completion:
+                await self._completion.wait_for(lambda: all(i in self._completed for i in elicitation_ids))
+        except TimeoutError:
+            return False
+        return True
 
     def bad_reply(self, exc: BaseException) -> str | None:
         """What was wrong with the server's reply when a call failed because of it -- an oversized

@@ -22,7 +22,7 @@ from lait_core.engine.mcp.forms import with_defaults
 def to_request(server: str, params: Any, allowed: bool) -> ElicitationRequest:
     message = str(getattr(params, "message", "") or "")
     if isinstance(params, types.ElicitRequestURLParams):
-        return ElicitationRequest(server, "url", message, None, params.url, allowed)
+        return ElicitationRequest(server, "url", message, None, params.url, allowed, params.elicitation_id)
     if isinstance(params, types.ElicitRequestFormParams):
         schema = params.requested_schema
         schema_dict = schema if isinstance(schema, dict) else getattr(schema, "model_dump", dict)()

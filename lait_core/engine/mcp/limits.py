@@ -22,6 +22,9 @@ class McpLimits:
     """Serialized description + input schema + output schema bytes of one server, cumulative."""
     input_rounds: int = 16
     """``input_required`` rounds of one ``tools/call`` (2026-07-28) before it fails."""
+    url_wait: float = 600.0
+    """Seconds to wait for ``notifications/elicitation/complete`` after the person accepted a URL
+    elicitation that a call needs (``-32042``) before the call is retried."""
 
 
 DEFAULT_LIMITS = McpLimits()

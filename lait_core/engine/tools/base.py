@@ -81,7 +81,7 @@ class Tool:
 class ToolResult:
     text: str
     is_error: bool = False
-    data: dict[str, Any] | None = None
+    data: dict[str, Any] | None = field(default=None, compare=False)
     """MCP tools: the ``tools/call`` result as JSON (``content``, ``structuredContent``,
     ``isError``) for ``lait mcp call --json``; None for other tools and for lait's own errors."""
 

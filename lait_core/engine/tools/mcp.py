@@ -120,8 +120,14 @@ class McpPool:
             if self._closed:
                 await conn.aclose()
                 raise McpError(name, "the run's MCP connections are already closed")
+            conn.on_tools_changed = lambda: self._tools_changed(server)
             server.connection = conn
             return conn
+
+    @staticmethod
+    def _tools_changed(server: _Server) -> None:
+        """``notifications/tools/list_changed``: the next use lists the tools again."""
+        server.listing = None
 
     async def evict(self, name: str, conn: McpConnection, *, drop_listing: bool = False) -> None:
         """Close ``conn`` after a failure (the next use reconnects); waits for the cleanup."""
@@ -222,9 +228,17 @@ class McpToolSource(ToolSource):
         args = _arguments(arguments, tool.qualified_name)
         conn = await self.pool.connection(self.name)
         from mcp.client._input_required import InputRequiredRoundsExceededError
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import URL_ELICITATION_REQUIRED
 
         try:
-            result = await conn.call_tool(tool.name, args, ctx.interaction)
+            try:
+                result = await conn.call_tool(tool.name, args, ctx.interaction)
+            except MCPError as exc:
+                if exc.code != URL_ELICITATION_REQUIRED:
+                    raise
+                await self._open_urls(conn, tool.name, exc, ctx)
+                result = await conn.call_tool(tool.name, args, ctx.interaction)
         except InputRequiredRoundsExceededError:
             return ToolResult(
                 f"isError: true\n\nMCP server '{self.name}' asked for more input more than "
@@ -234,7 +248,14 @@ class McpToolSource(ToolSource):
         except asyncio.CancelledError:
             await _shielded(self.pool.evict(self.name, conn))
             raise
+        except McpError:
+            raise
         except Exception as exc:
+            if isinstance(exc, MCPError) and exc.code == URL_ELICITATION_REQUIRED:
+                raise McpError(
+                    self.name,
+                    f"calling tool '{tool.name}' still needs a URL elicitation after the first one completed",
+                ) from None
             await self.pool.evict(self.name, conn)
             bad_reply = conn.bad_reply(exc)
             if bad_reply is not None:
@@ -256,6 +277,50 @@ class McpToolSource(ToolSource):
         if result.structured_content is not None:
             data["structuredContent"] = result.structured_content
         return ToolResult(render_result(content, result.structured_content, is_error), is_error, data)
+
+    async def _open_urls(self, conn: McpConnection, tool: str, exc: Any, ctx: CallContext) -> None:
+        """A call failed with ``-32042`` (URL elicitation required): show each URL to the person
+        (through the interaction: printed on a terminal, an "Open" button in an editor), wait for the
+        server's ``notifications/elicitation/complete`` of each, then return so the call is retried
+        once. Declined, cancelled, not allowed or never completed: :class:`McpError`."""
+        from mcp.shared.exceptions import UrlElicitationRequiredError
+
+        from lait_core.engine.interaction import ElicitationRequest
+
+        try:
+            elicitations = UrlElicitationRequiredError.from_error(exc.error).elicitations
+        except Exception:
+            elicitations = []
+        if not elicitations:
+            raise McpError(self.name, f"calling tool '{tool}' failed: {exc.message} (no URL was given)")
+        allowed = self.server.config.allow_elicitation
+        for params in elicitations:
+            request = ElicitationRequest(
+                self.name,
+                "url",
+                params.message,
+                None,
+                params.url,
+                allowed,
+                params.elicitation_id,
+                required=True,
+            )
+            answer = await ctx.interaction.elicit(request)
+            if not allowed or answer.action != "accept":
+                why = "was cancelled" if answer.action == "cancel" else "was declined"
+                if not allowed:
+                    why = f"was declined: 'mcp_servers.{self.name}.allow_elicitation' is false"
+                raise McpError(
+                    self.name,
+                    f"calling tool '{tool}' needs you to open {params.url} ({params.message}); the request {why}",
+                )
+        ids = [p.elicitation_id for p in elicitations if p.elicitation_id]
+        if ids and not await conn.wait_completed(ids, self.pool.limits.url_wait):
+            raise McpError(
+                self.name,
+                f"calling tool '{tool}': the server did not report the URL elicitation complete within "
+                f"{self.pool.limits.url_wait:g}s",
+            )
 
 
 def _arguments(arguments: str, qualified_name: str) -> JsonObject | None:
