@@ -71,6 +71,7 @@ PROBES = (
     lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
     lsp.TEXT_DOCUMENT_DOCUMENT_LINK,
     lsp.TEXT_DOCUMENT_SELECTION_RANGE,
+    lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY,
 )
 
 # on the 10 MB file: the cheap ones first
@@ -243,6 +244,8 @@ class Session:
             params = lsp.DocumentLinkParams(text_document=doc)
         elif method == lsp.TEXT_DOCUMENT_SELECTION_RANGE:
             params = lsp.SelectionRangeParams(text_document=doc, positions=[pos])
+        elif method == lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY:
+            params = lsp.CallHierarchyPrepareParams(text_document=doc, position=pos)
         elif method == lsp.TEXT_DOCUMENT_CODE_ACTION:
             shown = list(self.client.diagnostics.get(self.uri, ()))
             params = lsp.CodeActionParams(
