@@ -52,7 +52,10 @@ async def test_incoming_and_outgoing_calls(client: LanguageClient, tmp_path: Pat
     got = {c.from_.uri: list(c.from_ranges) for c in calls}
     main_uri = (tmp_path / "workflows" / "main.yml").as_uri()
     other_uri = (tmp_path / "workflows" / "other.yml").as_uri()
-    assert got == {main_uri: files["workflows/main.yml"].ranges[:2], other_uri: files["workflows/other.yml"].ranges}
+    assert got == {
+        main_uri: files["workflows/main.yml"].ranges[:2],
+        other_uri: files["workflows/other.yml"].ranges,
+    }
 
     # from a reference in a workflow: the item is the file it names; outgoing calls of the workflow
     m = marked(MAIN.replace("«", "").replace("»", "").replace("agent: reviewer", "agent: rev‸iewer"))
