@@ -30,7 +30,7 @@ from lait_core.source.scalar_values import (
     plain_value,
     single_quoted_value,
 )
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
+from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText, mapping_key
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
@@ -134,7 +134,8 @@ class Composer:
         apply_tag: Callable[[str, str, int, int], Any],
         alias: Callable[[str, int, int], Node],
         anchor: Callable[[str, Node], None],
-        add_pair: Callable[[MappingNode, dict[Any, Node], Node, Node], None],
+        bad_key: Callable[[Node], None],
+        duplicate_key: Callable[[Any, Node, Node], None],
         max_depth: int,
     ) -> None:
         self.src = src
@@ -145,7 +146,10 @@ class Composer:
         self.apply_tag = apply_tag
         self.alias = alias
         self.anchor = anchor
-        self.add_pair = add_pair
+        self.bad_key = bad_key
+        """Reports a key that is not a scalar (the pair is dropped)."""
+        self.duplicate_key = duplicate_key
+        """Reports ``(key, key node, first key node)`` for a repeated key (the first pair is kept)."""
         self.open: list[Node] = []
         """The collections being composed (an alias to one of them is a cycle)."""
         self.max_depth = max_depth
@@ -328,29 +332,75 @@ class Composer:
             self.anchor(anchor, node)
         self.open.append(node)
 
+    def _add(
+        self, index: dict[Any, tuple[Node, Node]], mapping: MappingNode, key_node: Node, value: Node
+    ) -> None:
+        """Add a pair to ``mapping`` and to its key ``index`` (a repeated or non-scalar key is reported)."""
+        key = mapping_key(key_node)
+        if key is None:
+            self.bad_key(key_node)
+        elif key in index:
+            self.duplicate_key(key, key_node, index[key][0])
+        else:
+            index[key] = pair = (key_node, value)
+            mapping.pairs.append(pair)
+
     def _block_mapping(self, ts: Any, start: int, tag: str | None, anchor: str | None) -> MappingNode:
         if tag:
             self._check_tag(tag, "map", start)
         mapping = MappingNode(start, start, None, self.src)
         self._open(mapping, anchor)
-        seen: dict[Any, Node] = {}
+        # The key index that MappingNode.get() would build is built here, from the keys just composed.
+        index: dict[Any, tuple[Node, Node]] = {}
+        pairs = mapping.pairs
         column = ts.start_point[1] >> self.shift  # only spaces and indicators precede a block node
         k = self.k
-        add_pair = self.add_pair
         pair_kind = k.block_pair
         colon = k.colon
+        flow_node = k.flow_node
+        comment = k.comment
+        plain = k.plain
         node = self.node
+        sh = self.shift
+        text = self.text
+        src = self.src
+        key_start = key_end = 0
         for pair in ts.children:
             kind = pair.kind_id
             if kind == pair_kind:
                 parts = pair.children
-                if len(parts) == 3 and parts[1].kind_id == colon and parts[0].kind_id == k.flow_node:
-                    add_pair(mapping, seen, node(parts[0], column), node(parts[2], column))  # key: value
+                if len(parts) == 3 and parts[1].kind_id == colon and parts[0].kind_id == flow_node:
+                    key_ts = parts[0]  # key: value
+                    content = key_ts.children
+                    key = None
+                    if len(content) == 1 and content[0].kind_id == plain:  # a plain key, inline
+                        key_start, key_end = content[0].start_byte >> sh, content[0].end_byte >> sh
+                        key = text[key_start:key_end]
+                        if key[:1] in _MAYBE_SPECIAL or "\n" in key or "\r" in key:
+                            key = None
+                    if key is None:
+                        key_node = node(key_ts, column)
+                    else:
+                        key_node = ScalarNode(key_start, key_end, None, src, value=key)
+                    value = node(parts[2], column)
                 else:
-                    key, value = self._pair(pair, column)
-                    add_pair(mapping, seen, key, value)
-            elif kind != k.comment:
+                    key_node, value = self._pair(pair, column)
+                    key = None
+                if key is None:  # mapping_key() of a key that is not a plain string
+                    key = key_node.value if key_node.__class__ is ScalarNode else None
+                if key.__class__ is not str:
+                    key = mapping_key(key_node)
+                    if key is None:
+                        self.bad_key(key_node)
+                        continue
+                if key in index:
+                    self.duplicate_key(key, key_node, index[key][0])
+                else:
+                    index[key] = entry = (key_node, value)
+                    pairs.append(entry)
+            elif kind != comment:
                 raise ComposeError("expected a 'key: value' line", pair.start_byte >> self.shift)
+        mapping._index = index
         self.open.pop()
         mapping.end = self._after_gap(ts.end_byte >> self.shift)
         return mapping
@@ -414,15 +464,16 @@ class Composer:
         k = self.k
         mapping = MappingNode(start, ts.end_byte >> self.shift, None, self.src, flow=True)
         self._open(mapping, anchor)
-        seen: dict[Any, Node] = {}
+        index: dict[Any, tuple[Node, Node]] = {}
         for child in ts.children:
             ck = child.kind_id
             if ck == k.flow_pair:
                 key, value = self._pair(child, -1)
-                self.add_pair(mapping, seen, key, value)
+                self._add(index, mapping, key, value)
             elif ck == k.flow_node:
                 key = self.node(child, -1)
-                self.add_pair(mapping, seen, key, self._empty(key.end))
+                self._add(index, mapping, key, self._empty(key.end))
+        mapping._index = index
         self.open.pop()
         return mapping
 
@@ -439,7 +490,9 @@ class Composer:
             elif ck == k.flow_pair:  # `[a: 1]`: a single-pair mapping
                 key, value = self._pair(child, -1)
                 single = MappingNode(key.start, value.end, None, self.src, flow=True)
-                self.add_pair(single, {}, key, value)
+                single_index: dict[Any, tuple[Node, Node]] = {}
+                self._add(single_index, single, key, value)
+                single._index = single_index
                 items.append(single)
         self.open.pop()
         return sequence

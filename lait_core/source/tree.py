@@ -200,29 +200,31 @@ class MappingNode(Node):
             self._index = index
         return index
 
+    # The composer sets ``_index`` while it builds the mapping: these hot accessors read it directly.
+
     def get(self, key: str) -> Node | None:
-        pair = self._lookup().get(key)
+        pair = (self._index if self._index is not None else self._lookup()).get(key)
         return pair[1] if pair else None
 
     def key_node(self, key: str) -> Node | None:
-        pair = self._lookup().get(key)
+        pair = (self._index if self._index is not None else self._lookup()).get(key)
         return pair[0] if pair else None
 
     def __contains__(self, key: object) -> bool:
-        return key in self._lookup()
+        return key in (self._index if self._index is not None else self._lookup())
 
     def keys(self) -> list[Any]:
-        return list(self._lookup())
+        return list(self._index if self._index is not None else self._lookup())
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.keys())
 
     def __len__(self) -> int:
-        return len(self._lookup())
+        return len(self._index if self._index is not None else self._lookup())
 
     def items(self) -> Iterator[tuple[Any, Node, Node]]:
         """(python key, key node, value node) for every first occurrence of a key."""
-        for key, (k, v) in self._lookup().items():
+        for key, (k, v) in (self._index if self._index is not None else self._lookup()).items():
             yield key, k, v
 
     def to_python(self) -> dict[Any, Any]:

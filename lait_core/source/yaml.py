@@ -26,7 +26,7 @@ from typing import Any
 from lait_core.diagnostics import Diagnostic, Related, Severity
 from lait_core.source.compose import ComposeError, Composer, Offsets, kinds
 from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText, mapping_key
+from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
 
 ALIAS_NODE_BUDGET = 100_000
 """Nodes that alias expansion may create in one document before it is cut off (LAIT003)."""
@@ -293,33 +293,29 @@ def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagn
             return ScalarNode(start, end, use, src, value=None)
         return copy
 
-    def add_pair(mapping: MappingNode, seen: dict[Any, Node], key_node: Node, value: Node) -> None:
-        key = mapping_key(key_node)
-        if key is None:
-            problems.append(
-                Diagnostic(
-                    CODE_SYNTAX,
-                    "only scalar mapping keys are supported here; use a plain string key",
-                    key_node.range,
-                )
+    def bad_key(key_node: Node) -> None:
+        problems.append(
+            Diagnostic(
+                CODE_SYNTAX,
+                "only scalar mapping keys are supported here; use a plain string key",
+                key_node.range,
             )
-            return
-        first = seen.get(key)
-        if first is not None:
-            problems.append(
-                Diagnostic(
-                    CODE_DUPLICATE_KEY,
-                    f"duplicate key '{key}'; YAML mappings need unique keys (the first one is kept)",
-                    key_node.range,
-                    related=(Related(path, first.range, f"'{key}' is first defined here"),),
-                )
+        )
+
+    def duplicate_key(key: Any, key_node: Node, first: Node) -> None:
+        problems.append(
+            Diagnostic(
+                CODE_DUPLICATE_KEY,
+                f"duplicate key '{key}'; YAML mappings need unique keys (the first one is kept)",
+                key_node.range,
+                related=(Related(path, first.range, f"'{key}' is first defined here"),),
             )
-            return
-        seen[key] = key_node
-        mapping.pairs.append((key_node, value))
+        )
 
     kind_ids = kinds(_tree_sitter_parser().language)
-    composer = Composer(src, offsets, kind_ids, resolve_plain, apply_tag, alias, anchor, add_pair, MAX_DEPTH)
+    composer = Composer(
+        src, offsets, kind_ids, resolve_plain, apply_tag, alias, anchor, bad_key, duplicate_key, MAX_DEPTH
+    )
     return composer
 
 
