@@ -25,6 +25,7 @@ from lait_core.documents.config import (
 )
 from lait_core.documents.skill import parse_skill
 from lait_core.documents.workflow import parse_workflow
+from lait_core.gcpause import paused_gc
 from lait_core.lint import suppression
 from lait_core.lint.checks.agents import check_agent_body, check_agent_content
 from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
@@ -154,6 +155,10 @@ class Linter:
     # -- files --------------------------------------------------------------------------------
     def lint_text(self, text: str, path: Path, kind: FileKind | None = None) -> list[Diagnostic]:
         """Diagnostics of one file's text (suppressions applied, sorted, attributed to ``path``)."""
+        with paused_gc():  # see lait_core.gcpause: collections during a lint only rescan the heap
+            return self._lint_text(text, path, kind)
+
+    def _lint_text(self, text: str, path: Path, kind: FileKind | None) -> list[Diagnostic]:
         kind = kind or self.kind_of(path)
         if kind is FileKind.WORKFLOW:
             kind = yaml_kind(path, text)

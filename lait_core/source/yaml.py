@@ -16,7 +16,6 @@ Checked case by case against the official YAML test suite: tests/conformance/tes
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 import threading
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lait_core.diagnostics import Diagnostic, Related, Severity
+from lait_core.gcpause import paused_gc
 from lait_core.source.compose import ComposeError, Composer, Offsets, kinds
 from lait_core.source.positions import Position, Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
@@ -214,32 +214,27 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
     if not documents:
         return result
     composer = _composer(src, offsets, path, problems)
-    collecting = gc.isenabled()
-    if collecting:
-        # The composer allocates tens of thousands of objects and no reference cycles: collections
-        # meanwhile would only scan the heap (several per large file, each one a pause).
-        gc.disable()
-    try:
-        if len(documents) > 1:
-            problems.append(_second_document(documents[1], composer))
-        document = documents[0]
-        composer.directives(document)
-        for child in document.children:
-            if child.type in ("block_node", "flow_node"):
-                result.root = composer.node(child, -1)
-                break
-    except ComposeError as exc:
-        result.root = None
-        del problems[:]
-        pos = src.position(exc.offset)
-        end = src.position(exc.offset + 1) if exc.offset < len(text) and text[exc.offset] != "\n" else pos
-        message = exc.message
-        if exc.code == CODE_SYNTAX and not message.startswith("YAML syntax error"):
-            message = f"YAML syntax error: {message}"
-        problems.append(Diagnostic(exc.code, message, Range(pos, end)))
-    finally:
-        if collecting:
-            gc.enable()
+    # The composer allocates tens of thousands of objects and no reference cycles: collections
+    # meanwhile would only scan the heap (several per large file, each one a pause).
+    with paused_gc():
+        try:
+            if len(documents) > 1:
+                problems.append(_second_document(documents[1], composer))
+            document = documents[0]
+            composer.directives(document)
+            for child in document.children:
+                if child.type in ("block_node", "flow_node"):
+                    result.root = composer.node(child, -1)
+                    break
+        except ComposeError as exc:
+            result.root = None
+            del problems[:]
+            pos = src.position(exc.offset)
+            end = src.position(exc.offset + 1) if exc.offset < len(text) and text[exc.offset] != "\n" else pos
+            message = exc.message
+            if exc.code == CODE_SYNTAX and not message.startswith("YAML syntax error"):
+                message = f"YAML syntax error: {message}"
+            problems.append(Diagnostic(exc.code, message, Range(pos, end)))
     return result
 
 
