@@ -30,7 +30,15 @@ from lait_core.source.scalar_values import (
     plain_value,
     single_quoted_value,
 )
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText, mapping_key
+from lait_core.source.tree import (
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    SourceText,
+    mapping_key,
+    new_scalar,
+)
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
@@ -212,7 +220,7 @@ class Composer:
                     value = plain_value(value)
                 if not value or value[0] in _MAYBE_SPECIAL:  # else it is a string (the core schema)
                     value = self.resolve_plain(value)
-                return ScalarNode(start, end, None, self.src, value=value)
+                return new_scalar(start, end, self.src, value)
             if content.kind_id != k.anchor and content.kind_id != k.tag:
                 return self._content(content, indent, None, None, -1)
         tag: str | None = None
@@ -315,10 +323,10 @@ class Composer:
             resolved = self.apply_tag(tag, value, start, end)
         elif plain and tag is None:
             resolved = self.resolve_plain(value)
-        return ScalarNode(start, end, None, self.src, value=resolved, style=style)
+        return new_scalar(start, end, self.src, resolved, style)
 
     def _empty(self, at: int) -> Node:
-        return ScalarNode(at, at, None, self.src, value=None)
+        return new_scalar(at, at, self.src, None)
 
     def _check_tag(self, tag: str | None, kind: str, at: int) -> None:
         if not tag or not tag.startswith(_CORE):
@@ -361,10 +369,11 @@ class Composer:
         comment = k.comment
         plain = k.plain
         node = self.node
+        resolve_plain = self.resolve_plain
         sh = self.shift
         text = self.text
         src = self.src
-        key_start = key_end = 0
+        scalar: Any
         for pair in ts.children:
             kind = pair.kind_id
             if kind == pair_kind:
@@ -372,22 +381,32 @@ class Composer:
                 if len(parts) == 3 and parts[1].kind_id == colon and parts[0].kind_id == flow_node:
                     key_ts = parts[0]  # key: value
                     content = key_ts.children
-                    key = None
                     if len(content) == 1 and content[0].kind_id == plain:  # a plain key, inline
                         key_start, key_end = content[0].start_byte >> sh, content[0].end_byte >> sh
-                        key = text[key_start:key_end]
-                        if key[:1] in _MAYBE_SPECIAL or "\n" in key or "\r" in key:
-                            key = None
-                    if key is None:
-                        key_node = node(key_ts, column)
+                        scalar = text[key_start:key_end]
+                        if "\n" in scalar or "\r" in scalar:
+                            scalar = plain_value(scalar)
+                        if not scalar or scalar[0] in _MAYBE_SPECIAL:
+                            scalar = resolve_plain(scalar)
+                        key_node = new_scalar(key_start, key_end, src, scalar)
                     else:
-                        key_node = ScalarNode(key_start, key_end, None, src, value=key)
-                    value = node(parts[2], column)
+                        key_node = node(key_ts, column)
+                    value_ts = parts[2]
+                    content = value_ts.children
+                    if len(content) == 1 and content[0].kind_id == plain:  # a plain value, inline
+                        value_start, value_end = content[0].start_byte >> sh, content[0].end_byte >> sh
+                        scalar = text[value_start:value_end]
+                        if "\n" in scalar or "\r" in scalar:
+                            scalar = plain_value(scalar)
+                        if not scalar or scalar[0] in _MAYBE_SPECIAL:
+                            scalar = resolve_plain(scalar)
+                        value = new_scalar(value_start, value_end, src, scalar)
+                    else:
+                        value = node(value_ts, column)
                 else:
                     key_node, value = self._pair(pair, column)
-                    key = None
-                if key is None:  # mapping_key() of a key that is not a plain string
-                    key = key_node.value if key_node.__class__ is ScalarNode else None
+                # the key index: a string key as it is, mapping_key() for the others
+                key = key_node.value if key_node.__class__ is ScalarNode else None
                 if key.__class__ is not str:
                     key = mapping_key(key_node)
                     if key is None:

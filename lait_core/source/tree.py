@@ -130,6 +130,23 @@ class ScalarNode(Node):
         return Range(index.position(a), index.position(b))
 
 
+_new = object.__new__
+
+
+def new_scalar(start: int, end: int, document: SourceText | None, value: Any, style: str = "") -> ScalarNode:
+    """``ScalarNode(start, end, None, document, value=value, style=style)``, about twice as fast: the
+    composer makes one for every scalar of a file."""
+    node: ScalarNode = _new(ScalarNode)
+    node.start = start
+    node.end = end
+    node._loc = None
+    node.document = document
+    node.value = value
+    node.style = style
+    node._offsets = None
+    return node
+
+
 class SequenceNode(Node):
     __slots__ = ("flow", "items")
 

@@ -57,18 +57,21 @@ _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
 _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)")
 _MAYBE_SPECIAL = frozenset("0123456789-+.~nNtTfF")
+_WORDS = frozenset("~nNtTfF")
 _TAG_PREFIX = "tag:yaml.org,2002:"
 
 
 def resolve_plain(text: str) -> Any:
     """The YAML 1.2 core-schema value of a plain scalar."""
-    if text and text[0] not in _MAYBE_SPECIAL:
-        return text
-    if text in _NULLS:
+    if not text:
         return None
-    boolean = _BOOLS.get(text)
-    if boolean is not None:
-        return boolean
+    first = text[0]
+    if first not in _MAYBE_SPECIAL:
+        return text
+    if first in _WORDS:  # null, true, false in their three spellings; any other word is a string
+        if text in _NULLS:
+            return None
+        return _BOOLS.get(text, text)
     if _INT.fullmatch(text):
         return int(text)
     if _OCT.fullmatch(text):
