@@ -80,6 +80,18 @@ class WorkflowChecks:
         self.ws = ws
         self.skip = skip
         self._child_results: dict[str, list[Diagnostic]] = {}
+        self._project_root: tuple[Path | None] | None = None
+        """The project's real directory for the 'write' checks, resolved once per run (None: not yet)."""
+
+    def project_root(self) -> Path | None:
+        if self._project_root is None:
+            loaded = self.ws.loaded_config
+            self._project_root = (
+                (Path(os.path.realpath(Path(loaded.project.path).parent)),)
+                if loaded and loaded.project
+                else (None,)
+            )
+        return self._project_root[0]
 
     def run(self, doc: WorkflowDocument, path: Path, stack: tuple[str, ...] = ()) -> list[Diagnostic]:
         out: list[Diagnostic] = []
@@ -243,14 +255,8 @@ class WorkflowChecks:
         elif step.kind == "workflow":
             self.workflow_reference(step, base, stack, out)
         elif step.kind == "write":
-            loaded = self.ws.loaded_config
-            project = (
-                Path(os.path.realpath(Path(loaded.project.path).parent))
-                if loaded and loaded.project
-                else None
-            )
             confined = self.ws.config is not None and self.ws.config.confine == "project"
-            write_path.check(step.get("write"), step.label, project, confined, out)
+            write_path.check(step.get("write"), step.label, self.project_root(), confined, out)
         elif step.kind == "run":
             shell_interpolation.check_run_step(step.get("run"), step.label, out)
 
