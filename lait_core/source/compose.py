@@ -374,6 +374,8 @@ class Composer:
         text = self.text
         src = self.src
         scalar: Any
+        key_node: Node
+        value: Node
         for pair in ts.children:
             kind = pair.kind_id
             if kind == pair_kind:
