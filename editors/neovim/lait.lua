@@ -192,7 +192,23 @@ local function choices(schema)
   if #out == 0 and schema.type == "boolean" then
     out = { { value = true, label = "Yes" }, { value = false, label = "No" } }
   end
+  -- SEP-1034: the default goes first (Enter takes it) and says so
+  for i, o in ipairs(out) do
+    if schema.default ~= nil and o.value == schema.default then
+      table.remove(out, i)
+      table.insert(out, 1, { value = o.value, label = o.label .. " (default)" })
+      break
+    end
+  end
   return #out > 0 and out or nil
+end
+
+local function shown(values)
+  local parts = {}
+  for _, v in ipairs(values) do
+    table.insert(parts, tostring(v))
+  end
+  return table.concat(parts, ", ")
 end
 
 local function pick(options, prompt, extra)
@@ -227,8 +243,13 @@ local function field_value(name, schema, required)
   end
   local items = schema.type == "array" and type(schema.items) == "table" and choices(schema.items)
   if items then
-    -- multi-select: pick one at a time until "(done)"; minItems / maxItems are checked
+    -- multi-select: pick one at a time until "(done)"; minItems / maxItems are checked; "(done)"
+    -- with nothing picked takes the schema's default list (SEP-1034)
     local chosen, problem = {}, nil
+    local fallback = type(schema.default) == "table" and #schema.default > 0 and schema.default or nil
+    if fallback then
+      label = label .. " [default: " .. shown(fallback) .. "]"
+    end
     while true do
       local left = {}
       for _, o in ipairs(items) do
@@ -245,7 +266,9 @@ local function field_value(name, schema, required)
           table.remove(chosen)
         end
       elseif value == "(done)" then
-        if #chosen == 0 and not required then
+        if #chosen == 0 and fallback then
+          return fallback
+        elseif #chosen == 0 and not required then
           return vim.NIL
         elseif schema.minItems and #chosen < schema.minItems then
           problem = "at least " .. schema.minItems

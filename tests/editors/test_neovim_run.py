@@ -212,6 +212,29 @@ FORM = {
 }
 
 
+DEFAULTS = {
+    "runId": "r",
+    "server": "shop",
+    "mode": "form",
+    "message": "Your pizza?",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {
+            "size": {
+                "type": "string",
+                "title": "Size",
+                "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large (l)"}],
+                "default": "l",
+            },
+            "extras": {"type": "array", "items": {"enum": ["ham", "olive"]}, "default": ["olive", "ham"]},
+            "note": {"type": "string", "default": "none"},
+        },
+        "required": ["size"],
+    },
+    "propertyOrder": ["size", "extras", "note"],
+}
+
+
 def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
     """Every field kind of an elicitation form, validation re-asks, leave-out, decline / cancel /
     Escape in a field, URL mode, the ask and approval answers."""
@@ -246,6 +269,7 @@ def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
             "params": {"runId": "r", "server": "s", "mode": "carrier-pigeon", "message": "?"},
             "answers": [],
         },
+        {"dialog": "elicit", "params": DEFAULTS, "answers": ["Answer", "Large (l) (default)", "(done)", ""]},
         {
             "dialog": "ask",
             "params": {"runId": "r", "question": "Q?", "choices": ["a", "b"], "default": "b"},
@@ -298,6 +322,8 @@ def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
         {"action": "cancel"},
         {"action": "decline"},
         {"action": "decline"},
+        # the note (input pre-filled with its default, emptied) is left out: lait-ls fills in the default
+        {"action": "accept", "content": {"size": "l", "extras": ["olive", "ham"]}},
         {"answer": "a"},
         None,
         {"decision": "deny"},
@@ -315,5 +341,11 @@ def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
     assert prompts[9].startswith("at least 1; replicas")
     assert prompts[10].startswith("note (optional, empty = leave out)")
     assert any(p.startswith("at most 5 characters; note") for p in prompts)
+    size = next(p for p in seen["prompts"] if p["prompt"].startswith("Size (required)"))
+    assert size["items"] == ["Large (l) (default)", "Small"]  # SEP-1034: the default first, marked
+    extras = next(p for p in seen["prompts"] if p["prompt"].startswith("extras"))
+    assert "[default: olive, ham]" in extras["prompt"]
+    notes = [p.get("default") for p in seen["prompts"] if p["prompt"].startswith("note (optional")]
+    assert notes[-1] == "none"  # the input is pre-filled with the default
     ask_choice = next(p for p in seen["prompts"] if p["prompt"] == "Q?")
     assert ask_choice["items"] == ["b", "a"]  # the default first
