@@ -365,6 +365,15 @@ def _mcp(project: Project, doc: Document, scope: FileIndex, d: Occurrence) -> st
         lines.append(f"allowed tools: {_names(allowed)}")
     if server.get("allow_elicitation") is True:
         lines.append("may ask the user for input (elicitation)")
+    oauth = server.get("oauth")
+    if isinstance(oauth, dict):
+        about = "signs in with OAuth"
+        if isinstance(oauth.get("client_id"), str):
+            about += f" as the pre-registered client {code(oauth['client_id'])}"
+        scopes = oauth.get("scopes")
+        if isinstance(scopes, list) and scopes:
+            about += f", scopes {_names(scopes)}"
+        lines.append(about)
     return "\n\n".join(lines)
 
 

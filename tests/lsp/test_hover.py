@@ -25,6 +25,7 @@ CONFIG = (
     "    allowed_tools: [add_note]\n"
     "  web:\n"
     "    url: 'https://mcp.example/mcp'\n"
+    "    oauth: {client_id: lait-cli, scopes: [read]}\n"
     "tools:\n"
     "  grep:\n"
     "    description: Search files.\n"
@@ -136,6 +137,7 @@ async def test_mcp_server_tool_and_skill_names(client: LanguageClient, tmp_path:
 
     web = text_of(await hover(client, uri, lsp.Position(line=2, character=19)))
     assert "`https://mcp.example/mcp`" in web and "allowed tools: all" in web
+    assert "signs in with OAuth as the pre-registered client `lait-cli`, scopes `read`" in web
 
     grep = text_of(await hover(client, uri, lsp.Position(line=3, character=14)))
     assert "Search files." in grep

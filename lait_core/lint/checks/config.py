@@ -1,5 +1,5 @@
 """Config-level checks: LAIT103 api-key pairs, LAIT104 tool definitions, LAIT105 workflow registry,
-LAIT106 `${VAR}` placeholders. They run on each config file with its own located tree."""
+LAIT106 `${VAR}` placeholders (LAIT110, the MCP `oauth:` block, is in mcp_oauth). They run on each config file with its own located tree."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigDocument
 from lait_core.lint.checks.gguf import check_gguf_files
+from lait_core.lint.checks.mcp_oauth import check_mcp_oauth
 from lait_core.lint.checks.no_effect import check_no_effect
 from lait_core.lint.checks.prompt_vars import check_prompt_vars
 from lait_core.lint.security import literal_secret, option_injection, shell_interpolation
@@ -122,6 +123,9 @@ def _expanded_values(root: MappingNode) -> list[Node]:
                 sub = server.get(k)
                 if isinstance(sub, MappingNode):
                     nodes += [v for _kk, v in sub.pairs]
+            oauth = server.get("oauth")
+            if isinstance(oauth, MappingNode) and (client_id := oauth.get("client_id")) is not None:
+                nodes.append(client_id)
     tools = root.get("tools")
     if isinstance(tools, MappingNode):
         for _name, _k, tool in tools.items():
@@ -160,5 +164,6 @@ def check_config(doc: ConfigDocument) -> list[Diagnostic]:
     literal_secret.check(root, doc.path, out)
     shell_interpolation.check_config(root, out)
     check_no_effect(root, out)
+    check_mcp_oauth(root, out)
     check_prompt_vars(root, out)
     return out
