@@ -239,6 +239,8 @@ class Project:
         if key.namespace in FILE_SCOPED or (key.scope and key.scope != here.config):
             scope = self.scope_index(doc, key)
             files = [scope] if scope is not None else [here]
+            if scope is not None and scope.path != here.path:
+                files.append(here)  # a test file naming its workflow's step
         else:
             files = self.files(doc, open_docs)
         out: list[tuple[FileIndex, Occurrence]] = []

@@ -4,14 +4,19 @@ scripted model server, which is stopped before the test runs) and an eval file c
 
 from __future__ import annotations
 
+import asyncio
+import json
+import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types as lsp
 
 from tests.lsp.conftest import open_doc
-from tests.lsp.run_support import run_client
-from tests.peers.openai_server import ScriptedOpenAIServer, text
+from tests.lsp.run_support import run_client, wait_until
+from tests.peers.openai_server import ScriptedOpenAIServer, error, text
+from tests.processes import running_with_marker
 
 WF = "steps:\n  - id: draft\n    prompt: 'Write about {{ input }}'\n  - prompt: 'Shorten {{ steps.draft }}'\n"
 TEST = """\
@@ -119,3 +124,52 @@ async def test_run_test_and_eval_lenses(tmp_path: Path) -> None:
                 0.5,
             )
             assert sorted(r["passed"] for r in case["runs"]) == [False, True]
+
+
+async def test_cancelled_test_run_leaves_no_process(tmp_path: Path) -> None:
+    """A test file whose workflow runs a process that would outlive the test: cancelling the lens's
+    ``lait/run`` kills its process group (the pid reaches the server through ``on_spawn``)."""
+    marker = f"testlens-{uuid.uuid4().hex}"
+    (tmp_path / "lait.config.yml").write_text("default: {model: m}\n")
+    (tmp_path / "wf.yml").write_text("steps:\n  - run: [sh, -c, 'sleep 120 & sleep 120']\n")
+    (tmp_path / "tape").mkdir()
+    test = tmp_path / "slow.test.yml"
+    test.write_text("workflow: wf.yml\ninput: go\nreplay: tape\nassert:\n  - {type: contains, value: x}\n")
+    async with run_client(tmp_path, approve="never", env={"LAIT_TEST_MARKER": marker}) as client:
+        future = client.protocol.send_request(
+            "lait/run", {"uri": test.as_uri(), "kind": "test", "runId": "slow"}, msg_id="slow-1"
+        )
+        assert await wait_until(lambda: len(running_with_marker(marker)) >= 3, 30)  # server, sh, sleeps
+        client.cancel_request(lsp.CancelParams(id="slow-1"))
+        with pytest.raises(Exception, match="cancel"):
+            await asyncio.wait_for(asyncio.wrap_future(future), 20)
+        # only the server itself is left while it runs
+        assert await wait_until(lambda: len(running_with_marker(marker)) <= 1, 10), running_with_marker(
+            marker
+        )
+    assert await wait_until(lambda: not running_with_marker(marker), 10), running_with_marker(marker)
+
+
+CANARY = "sk-canary-testlens-5e1"
+
+
+async def test_no_canary_in_an_eval_runs_result_or_events(tmp_path: Path) -> None:
+    """The model's error body echoes the configured key: the evalCase event's failures and the run's
+    error show it masked."""
+    with ScriptedOpenAIServer() as llm:
+        (tmp_path / "lait.config.yml").write_text(
+            f"default: {{model: m}}\nmodels:\n  m:\n    - provider: {{base_url: '{llm.url}', api_key: '${{KEY}}'}}\n"
+            "      model_id: scripted\n"
+        )
+        evals = tmp_path / "k.eval.yml"
+        evals.write_text("target: {model: m, prompt: hi}\ncases:\n  - input: x\n    assert: []\n")
+        llm.push(error(401, f"invalid api key {CANARY}"))
+        async with run_client(tmp_path, approve="never", env={"KEY": CANARY}) as client:
+            result = await client.protocol.send_request_async(
+                "lait/run", {"uri": evals.as_uri(), "kind": "eval", "runId": "k"}
+            )
+            events = client.events_of("k")
+    assert result["status"] == "failed"
+    (case,) = [e for e in events if e["type"] == "evalCase"]
+    assert "invalid api key ***" in case["runs"][0]["failures"][0], case
+    assert CANARY not in json.dumps(result) + json.dumps(events)

@@ -178,6 +178,17 @@ async def test_hover_and_definition(client: LanguageClient, tmp_path: Path) -> N
     server = await definition(client, uri, server_at)
     assert [(loc.uri, loc.range.start.line) for loc in server] == [(config_uri, 5)]
 
+    # renaming the step from the test file edits the workflow (its id and its reference) and the test
+    renamed = await client.text_document_rename_async(
+        lsp.RenameParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri), position=step_at, new_name="first"
+        )
+    )
+    assert renamed is not None and renamed.changes is not None
+    lines = {u: sorted(e.range.start.line for e in edits) for u, edits in renamed.changes.items()}
+    assert lines == {wf_uri: [1, 7], uri: [6]}
+    assert {e.new_text for edits in renamed.changes.values() for e in edits} == {"first"}
+
 
 async def test_diagnostics_carry_lait_codes(client: LanguageClient, tmp_path: Path) -> None:
     root, _tool, _step = project(tmp_path)
