@@ -31,6 +31,7 @@ from lait_core.testing.record import EntryChange
 
 if TYPE_CHECKING:
     from lait_core.engine.interaction import Interaction
+    from lait_core.engine.llm import ChatClient
 
 CONCURRENCY = 8
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
@@ -137,11 +138,13 @@ async def run_file(
     *,
     interaction: Interaction | None = None,
     on_spawn: Callable[[int], None] | None = None,
+    client: ChatClient | None = None,
 ) -> FileResult:
     """Run one test file: replaying its cassette, or with ``record`` against the live model,
     refreshing the cassette (:mod:`lait_core.testing.record`) when the run succeeds.
     ``interaction`` (default: headless) gets the run's events and approvals (the language server's
-    editor interaction); ``on_spawn`` is told every child's pid."""
+    editor interaction); ``on_spawn`` is told every child's pid; ``client``: an HTTP client shared
+    with other files (else the run opens its own)."""
     result = FileResult(str(path))
     definition, diagnostics = load_test(path)
     if definition is None:
@@ -186,6 +189,7 @@ async def run_file(
             approve_tools=approve_tools,
             records=records,
             on_spawn=on_spawn,
+            client=client,
         ) as session:
             ran = await run_workflow(
                 session,
@@ -222,17 +226,24 @@ def input_texts(inputs: dict[str, Any] | None) -> dict[str, str]:
 async def run_files(
     paths: list[Path], config: Config, config_dir: Path, *, approve_tools: bool = False, record: bool = False
 ) -> list[FileResult]:
-    """Every file's result, in the order of ``paths``; at most :data:`CONCURRENCY` run at once."""
+    """Every file's result, in the order of ``paths``; at most :data:`CONCURRENCY` run at once.
+
+    The files share one HTTP client (a service, like the connection pool of a server; each file
+    still has its own run session, records and usage): creating a client loads the system's CA
+    certificates, which cost more than replaying a whole test (bench/test_suite.py)."""
+    from lait_core.engine.llm import ChatClient
+
     gate = asyncio.Semaphore(CONCURRENCY)
 
-    async def one(path: Path) -> FileResult:
+    async def one(path: Path, client: ChatClient) -> FileResult:
         async with gate:
             started = time.monotonic()
-            result = await run_file(path, config, config_dir, approve_tools, record)
+            result = await run_file(path, config, config_dir, approve_tools, record, client=client)
             result.seconds = time.monotonic() - started
             return result
 
-    return list(await asyncio.gather(*(one(p) for p in paths)))
+    async with ChatClient() as client:
+        return list(await asyncio.gather(*(one(p, client) for p in paths)))
 
 
 def text_report(results: list[FileResult]) -> str:
