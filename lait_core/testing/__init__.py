@@ -2,7 +2,7 @@
 its cassette, eval files run cases against the live model, and both assert on the output and the
 trajectory. ``definition`` reads test and eval files (unknown keys rejected, located),
 ``assertions`` evaluates the assertions, ``runner`` finds test files and runs them, ``eval`` runs
-an eval file, ``reports`` writes JUnit XML and GitHub annotations,
+an eval file, ``record`` refreshes cassettes (``lait test --record``), ``reports`` writes JUnit XML and GitHub annotations,
 ``pytest_plugin`` collects test files in pytest."""
 
 pytest_plugins = ("lait_core.testing.pytest_plugin",)
