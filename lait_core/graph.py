@@ -32,6 +32,8 @@ class Node:
     id: str
     text: str
     shape: Shape
+    step: Step | None = None
+    """The step the node stands for (None for start and end): the editor's graph links to it."""
 
 
 @dataclass(slots=True)
@@ -142,7 +144,7 @@ class _Builder:
         detail = step_detail(step)
         text = f"{label} ({kind})" + (f"\n{detail}" if detail else "")
         shape: Shape = "action" if kind in ACTIONS else "terminal" if kind in ("stop", "break") else "control"
-        node = Node(self.new_id(), text, shape)
+        node = Node(self.new_id(), text, shape, step)
         cluster.items.append(node)
         when = _scalar(step, "when")
         self.connect(pending, node.id, f"when {_short(str(when))}" if isinstance(when, str) else "")
@@ -282,6 +284,16 @@ def to_dot(graph: Graph) -> str:
         lines.append(f"  {e.source} -> {e.target}{suffix};")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def step_ranges(graph: Graph) -> dict[str, tuple[int, int, int, int]]:
+    """Node id -> the range (0-based start line, character, end line, character) of its step."""
+    out: dict[str, tuple[int, int, int, int]] = {}
+    for node in graph.nodes():
+        if node.step is not None:
+            r = node.step.node.range
+            out[node.id] = (r.start.line, r.start.character, r.end.line, r.end.character)
+    return out
 
 
 def render_graph(doc: WorkflowDocument, fmt: str = "mermaid") -> str:
