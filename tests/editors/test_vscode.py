@@ -31,11 +31,14 @@ def test_unit_tests_pass(compiled: Path) -> None:
 
 
 def test_vsix_packages(vsix: Path) -> None:
-    """One bundled script (tools/bundle.js), the manifest, README, CHANGELOG and icon: nothing else."""
+    """One bundled script (tools/bundle.js), mermaid's browser build for the graph view, the manifest,
+    README, CHANGELOG and icons: nothing else, and small enough (mermaid is most of it)."""
     with zipfile.ZipFile(vsix) as z:
         names = {n for n in z.namelist() if n.startswith("extension/")}
         manifest = json.loads(z.read("extension/package.json"))
         bundle = z.read("extension/dist/extension.js").decode()
+        mermaid = z.read("extension/dist/mermaid.min.js").decode()
+    assert "flowchart" in mermaid and vsix.stat().st_size < 2_000_000
     assert names == {
         "extension/package.json",
         "extension/readme.md",
@@ -43,6 +46,8 @@ def test_vsix_packages(vsix: Path) -> None:
         "extension/images/icon.png",
         "extension/images/runs.svg",
         "extension/dist/extension.js",
+        "extension/dist/mermaid.min.js",
+        "extension/dist/mermaid.LICENSE.txt",
     }
     assert manifest["main"] == "./dist/extension.js" and manifest["icon"] == "images/icon.png"
     # The language client is inside the bundle; vscode is the editor's.

@@ -361,3 +361,38 @@ def test_run_view_shows_a_for_each_with_a_shell_tool(session: Session, workbench
     )
     assert "==> ok" in text_area.inner_text().replace("\u00a0", " ")
     workbench.run_command("View: Revert and Close Editor")
+
+
+def test_workflow_graph_shows_the_nodes_and_links_them_to_their_steps(
+    session: Session, workbench: Workbench
+) -> None:
+    workbench.open_file("workflows/each.yml")
+    workbench.run_command("lait: Show workflow graph")
+    frame = workbench.webview()
+    nodes = frame.locator("#graph[data-state=shown] g.node")
+
+    def texts() -> list[str]:
+        return [" ".join(t.split()) for t in nodes.all_text_contents()]
+
+    shown = wait_for("the graph's nodes", lambda: texts() if len(texts()) == 4 else None, 30)
+    assert shown[0] == "start" and shown[-1] == "end", shown
+    assert shown[1].startswith("each (for_each)") and shown[2].startswith("shout_item (prompt)"), shown
+    # start and end stand for no step: only the two steps are links.
+    links = frame.locator("g.node.lait-link")
+    assert links.count() == 2
+    workbench.picture("vscode-graph")
+    # A click on a step's node reveals the step (line 7 of each.yml) in the editor.
+    frame.locator("g.node.lait-link", has_text="shout_item").click()
+    wait_for("each.yml at the step", lambda: any(t.startswith("Ln 7,") for t in workbench.status_texts()), 10)
+    # Saving the file updates the graph.
+    original = (session.workspace / "workflows" / "each.yml").read_text(encoding="utf-8")
+    workbench.replace_line(7, "- id: yell_item")
+    workbench.save()
+    wait_for(
+        "the renamed step in the graph", lambda: any(t.startswith("yell_item (prompt)") for t in texts()), 20
+    )
+    workbench.replace_line(7, "- id: shout_item")
+    workbench.save()
+    assert (session.workspace / "workflows" / "each.yml").read_text(encoding="utf-8") == original
+    wait_for("the graph back", lambda: any(t.startswith("shout_item (prompt)") for t in texts()), 20)
+    workbench.run_command("View: Close All Editors")

@@ -546,6 +546,10 @@ class Workbench:
         toasts = self.page.locator(".notifications-toasts .notification-toast")
         return [t.strip() for t in toasts.all_inner_texts()]
 
+    def webview(self) -> Any:
+        """The content frame of the visible webview (VS Code nests it in two iframes)."""
+        return self.page.frame_locator("iframe.webview.ready").last.frame_locator("#active-frame")
+
     def widen_side_bar(self, width: int) -> None:
         """Drags the side bar's edge until it is ``width`` pixels wide."""
         box = self.page.locator(".part.sidebar").first.bounding_box()

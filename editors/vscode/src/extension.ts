@@ -28,6 +28,8 @@ import {
   type RunTarget,
   type StatusResult,
 } from "./protocol";
+import { GRAPH, refreshOnSave, showGraph } from "./graphView";
+import type { GraphResult } from "./graphPage";
 import { collectRun, targetForFile } from "./runForm";
 import type { RunNode } from "./runTree";
 import { openOutput, openTrace, reveal, RunView, VIEW_ID } from "./runView";
@@ -400,6 +402,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (shown !== undefined) await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
     }),
     vscode.commands.registerCommand("lait.runs.clear", () => runView.tree.clear()),
+    vscode.commands.registerCommand("lait.showGraph", async (arg: unknown) => {
+      const uri = arg instanceof vscode.Uri ? arg : isTarget(arg) ? vscode.Uri.parse(arg.uri) : vscode.window.activeTextEditor?.document.uri;
+      const c = client;
+      if (uri === undefined || uri.scheme !== "file") {
+        void vscode.window.showErrorMessage("lait: open a workflow file to see its graph");
+        return;
+      }
+      if (c === undefined || !c.isRunning()) {
+        void vscode.window.showErrorMessage("lait: the language server is not running (see the lait output)");
+        return;
+      }
+      await showGraph(context.extensionUri, uri, (u) => c.sendRequest<GraphResult>(GRAPH, { uri: u }), reveal);
+    }),
+    vscode.workspace.onDidSaveTextDocument(refreshOnSave),
     // Trust granted: start again with the usual discovery (the workspace's environments, its settings).
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       output.appendLine("lait: the workspace is trusted now; restarting lait-ls");

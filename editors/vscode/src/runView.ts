@@ -51,11 +51,17 @@ export class RunView implements vscode.TreeDataProvider<TreeNode> {
   }
 }
 
-/** Opens the step's file with the step's first line selected. */
+/** Opens the step's file with the step's first line selected: in the editor that already shows the
+ * file, else in the first column (never in the graph's column beside it). */
 export async function reveal(place: Place): Promise<void> {
   const start = new vscode.Position(place.line, place.character);
   const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(place.uri));
-  const editor = await vscode.window.showTextDocument(document, { preserveFocus: false, preview: false });
+  const shown = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === document.uri.toString());
+  const editor = await vscode.window.showTextDocument(document, {
+    viewColumn: shown?.viewColumn ?? vscode.ViewColumn.One,
+    preserveFocus: false,
+    preview: false,
+  });
   const end = document.lineAt(Math.min(place.line, document.lineCount - 1)).range.end;
   editor.selection = new vscode.Selection(start, end);
   editor.revealRange(new vscode.Range(start, end), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
