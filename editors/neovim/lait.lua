@@ -12,7 +12,9 @@
 --
 -- Commands: :LaitRun [prompt]  run the current workflow or agent file (asks for the prompt and
 --           :LaitDryRun          the workflow's inputs), :LaitDryRun shows the plan only,
---           :LaitCancel          cancels the runs in flight (tool processes and MCP servers stop).
+--           :LaitCancel          cancels the runs in flight (tool processes and MCP servers stop),
+--           :LaitRuns            lists the runs with their steps' status in `lait://runs`
+--                                (<CR> on a step opens it in its workflow file).
 -- The "▶ Run workflow" / "▶ Run agent" / "Dry run" code lenses run the same commands
 -- (`vim.lsp.codelens.refresh()` / `vim.lsp.codelens.run()`).
 --
@@ -100,6 +102,207 @@ local function first_line(text, limit)
   return #line > limit and line:sub(1, limit) .. "..." or line
 end
 
+-- -- :LaitRuns: the runs of this session with their steps ------------------------------------------
+-- Built from the same lait/runEvent notifications, nested by their step fields (stepId,
+-- parentStepId; editors/vscode/PROTOCOL.md section 5), newest run first.
+M.history = {} -- {runId, name, state, seconds, children, steps = {stepId -> node}, tools = {callId -> node}}
+local MAX_RUNS = 20
+
+local function history_of(runId)
+  for _, h in ipairs(M.history) do
+    if h.runId == runId then
+      return h
+    end
+  end
+end
+
+local function runs_buffer()
+  local buf = vim.fn.bufnr("lait://runs")
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, "lait://runs")
+    vim.bo[buf].buftype = "nofile"
+    vim.bo[buf].swapfile = false
+    vim.bo[buf].bufhidden = "hide"
+    vim.keymap.set("n", "<CR>", function()
+      M.runs_jump()
+    end, { buffer = buf, desc = "lait: go to this step in its workflow file" })
+  end
+  return buf
+end
+
+local function seconds_text(s)
+  return s and string.format("  %.1fs", s) or ""
+end
+
+local function tokens_of(node) -- a step's own tokens and its inner steps'
+  local total = node.tokens or 0
+  for _, child in ipairs(node.children or {}) do
+    if child.type == "step" then
+      total = total + tokens_of(child)
+    end
+  end
+  return total
+end
+
+--- The lines of :LaitRuns and, per line, the step place it jumps to.
+function M.runs_lines()
+  local lines, places = {}, {}
+  local function add(node, depth)
+    local pad = string.rep("  ", depth)
+    local line
+    if node.type == "step" then
+      local tokens = tokens_of(node)
+      line = string.format("%s[%s] %s (%s)  %s%s%s", pad, node.n or "?", node.label, node.kind or "", node.state, seconds_text(node.seconds), tokens > 0 and string.format("  %d tokens", tokens) or "")
+      if node.error then
+        line = line .. "  " .. first_line(node.error, 120)
+      end
+    elseif node.type == "tool" then
+      line = string.format("%stool %s %s  %s%s", pad, node.name, first_line(node.arguments, 80), node.state, node.result and ("  -> " .. first_line(node.result, 80)) or "")
+    elseif node.type == "approval" then
+      line = string.format("%sapproval asked: %s  %s", pad, node.tool, node.decision or "waiting")
+    else
+      line = pad .. node.text
+    end
+    table.insert(lines, line)
+    places[#lines] = node.place
+    for _, child in ipairs(node.children or {}) do
+      add(child, depth + 1)
+    end
+  end
+  for _, h in ipairs(M.history) do
+    table.insert(lines, string.format("%s  %s%s%s", h.name, h.state, seconds_text(h.seconds), h.tokens > 0 and string.format("  %d tokens", h.tokens) or ""))
+    for _, child in ipairs(h.children) do
+      add(child, 1)
+    end
+  end
+  if #lines == 0 then
+    lines = { "no runs yet (:LaitRun runs the current workflow or agent)" }
+  end
+  return lines, places
+end
+
+local function refresh_runs()
+  local buf = vim.fn.bufnr("lait://runs")
+  if buf ~= -1 then
+    local lines, places = M.runs_lines()
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.bo[buf].modifiable = false
+    vim.b[buf].lait_places = places
+  end
+end
+
+--- :LaitRuns: the runs in a scratch buffer (a split); <CR> on a step opens it in its file.
+function M.show_runs()
+  local buf = runs_buffer()
+  refresh_runs()
+  if vim.fn.bufwinid(buf) == -1 then
+    vim.cmd("botright split")
+    vim.api.nvim_win_set_buf(0, buf)
+  else
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+  end
+end
+
+function M.runs_jump()
+  local places = vim.b.lait_places or {}
+  local place = places[vim.api.nvim_win_get_cursor(0)[1]]
+  if not place then
+    return
+  end
+  vim.cmd("wincmd p")
+  vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(place.uri)))
+  vim.api.nvim_win_set_cursor(0, { place.line + 1, place.character })
+end
+
+local function started(runId, name)
+  table.insert(M.history, 1, { runId = runId, name = name, state = "running", tokens = 0, children = {}, steps = {}, tools = {} })
+  for i = #M.history, 1, -1 do
+    if #M.history <= MAX_RUNS then
+      break
+    end
+    if M.history[i].state ~= "running" then
+      table.remove(M.history, i)
+    end
+  end
+  refresh_runs()
+end
+
+local function home(h, e)
+  return (e.stepId and h.steps[e.stepId]) or h
+end
+
+local function record(runId, e)
+  local h = history_of(runId)
+  if not h then
+    return
+  end
+  local t = e.type
+  if t == "runStarted" and e.name then
+    h.name = e.name
+  elseif t == "stepStarted" or t == "stepFinished" then
+    local step = e.stepId and h.steps[e.stepId]
+    if not step then
+      step = { type = "step", label = e.label, kind = e.kind, n = e.n, state = "running", tokens = 0, children = {} }
+      if e.uri and e.range then
+        step.place = { uri = e.uri, line = e.range.start.line, character = e.range.start.character }
+      end
+      table.insert(((e.parentStepId and h.steps[e.parentStepId]) or h).children, step)
+      if e.stepId then
+        h.steps[e.stepId] = step
+      end
+    end
+    if t == "stepFinished" then
+      step.state, step.seconds, step.error = e.status, e.seconds, e.error
+    end
+  elseif t == "stepProgress" then
+    table.insert(home(h, e).children, { type = "note", text = e.message })
+  elseif t == "toolCall" then
+    local call = { type = "tool", name = e.name, arguments = e.arguments or "", state = "running" }
+    h.tools[e.callId or ""] = call
+    table.insert(home(h, e).children, call)
+  elseif t == "toolResult" or t == "toolDenied" then
+    local call = h.tools[e.callId or ""]
+    if not call then
+      call = { type = "tool", name = e.name, arguments = "", state = "running" }
+      table.insert(home(h, e).children, call)
+    end
+    call.state = t == "toolDenied" and "denied" or (e.isError and "failed" or "ok")
+    call.result = t == "toolDenied" and e.reason or e.result
+  elseif t == "usage" then
+    local tokens = e.totalTokens or 0
+    h.tokens = h.tokens + tokens
+    local step = e.stepId and h.steps[e.stepId]
+    if step then
+      step.tokens = step.tokens + tokens
+    end
+  elseif t == "runFinished" then
+    h.seconds = e.seconds
+  end
+  refresh_runs()
+end
+
+local function finished(runId, state)
+  local h = history_of(runId)
+  if not h then
+    return
+  end
+  h.state = state
+  local function close(node)
+    if node.state == "running" then
+      node.state = node.type == "step" and state == "cancelled" and "cancelled" or "failed"
+    end
+    for _, child in ipairs(node.children or {}) do
+      close(child)
+    end
+  end
+  for _, child in ipairs(h.children) do
+    close(child)
+  end
+  refresh_runs()
+end
+
 -- -- run events --------------------------------------------------------------------------------
 local function on_event(runId, e)
   for k, value in pairs(e) do -- JSON null -> absent
@@ -107,6 +310,7 @@ local function on_event(runId, e)
       e[k] = nil
     end
   end
+  record(runId, e)
   local run = M.runs[runId] or {}
   local t = e.type
   local prefix = e.prefix or ""
@@ -172,8 +376,16 @@ function M.approve(params)
     end
     table.insert(lines, "command: " .. table.concat(words, " "))
   end
+  local h = params.runId and history_of(params.runId)
+  local asked = { type = "approval", tool = params.tool }
+  if h then
+    table.insert(home(h, { stepId = params.stepId ~= vim.NIL and params.stepId or nil }).children, asked)
+    refresh_runs()
+  end
   local choice = select({ "Allow once", "Allow for this session", "Deny" }, { prompt = table.concat(lines, "\n"), kind = "lait_approval" })
-  return { decision = DECISIONS[choice] or "deny" }
+  asked.decision = DECISIONS[choice] or "deny"
+  refresh_runs()
+  return { decision = asked.decision }
 end
 
 local function choices(schema)
@@ -430,9 +642,11 @@ function M.run(target, opts)
     local params = { uri = target.uri, kind = target.kind, prompt = prompt, inputs = inputs or vim.empty_dict(), dryRun = opts.dry_run or false, runId = runId }
     show_output()
     M.runs[runId] = { client = client, on_done = opts.on_done }
+    started(runId, vim.fn.fnamemodify(vim.uri_to_fname(target.uri), ":t"))
     local _, request_id = client:request("lait/run", params, function(err, result)
       M.runs[runId] = nil
       M.last = result or { runId = runId, status = "failed", error = err and err.message }
+      finished(runId, M.last.status or "failed")
       if err then
         write("==> error: " .. tostring(err.message))
       end
@@ -478,6 +692,7 @@ function M.cancel()
     end
     M.runs[runId] = nil
     M.last = { runId = runId, status = "cancelled" }
+    finished(runId, "cancelled")
     if run.on_done then
       run.on_done(nil, M.last)
     end
@@ -541,5 +756,6 @@ vim.api.nvim_create_user_command("LaitDryRun", function(o)
   run_buffer(true, o.args)
 end, { nargs = "?", desc = "lait: show this workflow's execution plan" })
 vim.api.nvim_create_user_command("LaitCancel", M.cancel, { desc = "lait: cancel the runs in flight" })
+vim.api.nvim_create_user_command("LaitRuns", M.show_runs, { desc = "lait: the runs of this session with their steps" })
 
 return M

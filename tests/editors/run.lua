@@ -63,6 +63,22 @@ local ok, err = pcall(function()
   end, 20)
   out.result = lait.last
   out.output = lait.output
+  if os.getenv("LAIT_RUNS") then -- :LaitRuns, then <CR> on the line that contains LAIT_RUNS
+    vim.wait(500, function()
+      return false
+    end)
+    vim.cmd("LaitRuns")
+    out.runs = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+    out.runs_buffer = vim.api.nvim_buf_get_name(0)
+    for i, line in ipairs(out.runs) do
+      if line:find(os.getenv("LAIT_RUNS"), 1, true) then
+        vim.api.nvim_win_set_cursor(0, { i, 0 })
+        vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<CR>", true, false, true), "x", false)
+        out.jumped = { file = vim.api.nvim_buf_get_name(0), cursor = vim.api.nvim_win_get_cursor(0) }
+        break
+      end
+    end
+  end
   out.unused_answers = answers
 end)
 out.ok = ok

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -349,3 +350,48 @@ def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
     assert notes[-1] == "none"  # the input is pre-filled with the default
     ask_choice = next(p for p in seen["prompts"] if p["prompt"] == "Q?")
     assert ask_choice["items"] == ["b", "a"]  # the default first
+
+
+EACH = """name: each-fruit
+steps:
+  - id: each
+    for_each: '[., "pear"]'
+    steps:
+      - id: shout_item
+        prompt: "Shout {{ loop.item }}"
+        tools: [shout]
+"""
+
+
+def test_neovim_laitruns_lists_the_steps_with_their_status(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as llm:
+        write_project(tmp_path, llm)
+        workflow = tmp_path / "workflows" / "each.yml"
+        workflow.parent.mkdir()
+        workflow.write_text(EACH, encoding="utf-8")
+        usage = {"usage": {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": 50}}
+        llm.push(
+            tool_calls(call("tool__shout", {"text": "apple"}, id="c1"), **usage),
+            text("APPLE", **usage),
+            tool_calls(call("tool__shout", {"text": "pear"}, id="c2"), **usage),
+            text("PEAR", **usage),
+        )
+        seen = run_nvim(tmp_path, workflow, ["apple", "Allow for this session"], LAIT_RUNS="[3] shout_item")
+    assert seen["result"]["status"] == "ok"
+    assert seen["runs_buffer"].endswith("lait://runs")
+    # Durations vary: compare the lines without them.
+    lines = [re.sub(r"  \d+\.\ds", "", line) for line in seen["runs"]]
+    assert lines == [
+        "each-fruit  ok  200 tokens",
+        "  [1] each (for_each)  ok  200 tokens",
+        "    iterating over 2 item(s)",
+        "    item 1/2",
+        "    [2] shout_item (prompt)  ok  100 tokens",
+        "      approval asked: tool__shout  session",
+        '      tool tool__shout {"text":"apple"}  ok  -> APPLE',
+        "    item 2/2",
+        "    [3] shout_item (prompt)  ok  100 tokens",
+        '      tool tool__shout {"text":"pear"}  ok  -> PEAR',
+    ], seen["runs"]
+    # <CR> on a step opens its workflow file at the step (line 6, 1-based; column 8, 0-based: where its mapping starts).
+    assert seen["jumped"] == {"file": str(workflow.resolve()), "cursor": [6, 8]}
