@@ -290,9 +290,8 @@ def is_loopback(url: str) -> bool:
 
 
 async def probe_models(base_url: str, api_key: str | None, timeout: float) -> Probe:
-    import httpx
-
     from lait_core.engine.resolve import PLACEHOLDER_KEY
+    from lait_core.httpx_import import httpx
 
     headers = {"Authorization": f"Bearer {api_key or PLACEHOLDER_KEY}"}
     try:

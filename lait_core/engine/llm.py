@@ -22,8 +22,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-import httpx
-
 from lait_core.engine.interaction import Interaction, WarningEvent
 from lait_core.engine.models import (
     ChatRequest,
@@ -39,6 +37,7 @@ from lait_core.engine.models import (
     Usage,
 )
 from lait_core.engine.resolve import PLACEHOLDER_KEY, Endpoint, KeyResolver, ResolvedModel
+from lait_core.httpx_import import httpx
 
 REQUEST_TIMEOUT = 300.0
 """Per attempt, streaming included."""

@@ -185,7 +185,7 @@ def export_trace(
     encoding: str = "json",
 ) -> int:
     """POST the trace; the number of spans sent."""
-    import httpx
+    from lait_core.httpx_import import httpx
 
     request = build_request(events, service_name)
     if encoding == "protobuf":
