@@ -384,7 +384,9 @@ class _Builder:
                 if ref is None:
                     pass
                 elif is_workflow_path(ref.value):
-                    self.link(ref, os.path.join(base, ref.value), Namespace.WORKFLOW)
+                    child = normpath(os.path.join(base, ref.value))
+                    self.link(ref, child, Namespace.WORKFLOW)
+                    self.with_keys(node.get("with"), child)
                 else:
                     self.refer(Namespace.WORKFLOW, self.config, ref)
         roots = {"steps": Namespace.STEP, "inputs": Namespace.INPUT}
@@ -445,6 +447,20 @@ class _Builder:
             return
         span = s.span(start, start + len(name))
         self.index.occurrences.append(Occurrence(SymbolKey(ns, self.config, name), span, False, s))
+
+    def with_keys(self, node: Node | None, child: str) -> None:
+        """The keys of a ``with:`` object literal name the child workflow's ``inputs:``."""
+        s = _string(node)
+        if s is None or "{" not in s.value:
+            return
+        from lait_core.language.jq_objects import top_object_keys
+
+        for start, end, name in top_object_keys(s.value):
+            self.index.occurrences.append(
+                Occurrence(
+                    SymbolKey(Namespace.INPUT, child, name), s.span(start, end), False, s, jq_field=True
+                )
+            )
 
     # -- lait.config.yml ----------------------------------------------------------------------
     def config_file(self, doc: ConfigDocument) -> None:

@@ -241,6 +241,9 @@ class Project:
             files = [scope] if scope is not None else [here]
             if scope is not None and scope.path != here.path:
                 files.append(here)  # a test file naming its workflow's step
+            if key.namespace is Namespace.INPUT:  # a caller's `with:` keys name a child's inputs
+                known = {f.path for f in files}
+                files += [f for f in self.files(doc, open_docs) if f.path not in known]
         else:
             files = self.files(doc, open_docs)
         out: list[tuple[FileIndex, Occurrence]] = []
