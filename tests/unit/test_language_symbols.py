@@ -131,6 +131,7 @@ def test_workflow_index_definitions_references_and_scopes() -> None:
         ("agent", "reviewer", cfg, False),
         ("agent", "helper", cfg, False),
         ("workflow", "child", cfg, False),
+        ("input", "x", "/p/child.yml", False),  # a with: key names the child's input
         ("schema", "out", wf, False),
         ("skill", "style", cfg, False),
     }
