@@ -226,6 +226,10 @@ def elicit_params(run_id: str, request: ElicitationRequest) -> dict[str, Any]:
             params["propertyOrder"] = [str(k) for k in properties]
     if request.url is not None:
         params["url"] = request.url
+    if request.elicitation_id is not None:
+        params["elicitationId"] = request.elicitation_id
+    if request.required:
+        params["retriesCall"] = True
     return params
 
 

@@ -530,7 +530,12 @@ end
 
 function M.elicit(params)
   if params.mode == "url" then
-    local choice = select({ "Open " .. tostring(params.url), "Decline", "Cancel" }, { prompt = "lait: " .. params.server .. ": " .. params.message, kind = "lait_elicit" })
+    -- nothing is opened unless "Open" is chosen; retriesCall: a tool call waits for this page (-32042)
+    local prompt = "lait: " .. params.server .. ": " .. params.message
+    if params.retriesCall then
+      prompt = prompt .. " (the tool call is retried when you are done there)"
+    end
+    local choice = select({ "Open " .. tostring(params.url), "Decline", "Cancel" }, { prompt = prompt, kind = "lait_elicit" })
     if choice == nil or choice == "Cancel" then
       return { action = "cancel" }
     elseif choice == "Decline" then

@@ -272,6 +272,18 @@ def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
         },
         {"dialog": "elicit", "params": DEFAULTS, "answers": ["Answer", "Large (l) (default)", "(done)", ""]},
         {
+            "dialog": "elicit",
+            "params": {
+                "runId": "r",
+                "server": "s",
+                "mode": "url",
+                "message": "Sign in",
+                "url": "https://x.test",
+                "retriesCall": True,
+            },
+            "answers": ["Cancel"],
+        },
+        {
             "dialog": "ask",
             "params": {"runId": "r", "question": "Q?", "choices": ["a", "b"], "default": "b"},
             "answers": ["a"],
@@ -325,6 +337,7 @@ def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
         {"action": "decline"},
         # the note (input pre-filled with its default, emptied) is left out: lait-ls fills in the default
         {"action": "accept", "content": {"size": "l", "extras": ["olive", "ham"]}},
+        {"action": "cancel"},
         {"answer": "a"},
         None,
         {"decision": "deny"},
@@ -348,6 +361,7 @@ def test_neovim_dialogs_on_their_own(tmp_path: Path) -> None:
     assert "[default: olive, ham]" in extras["prompt"]
     notes = [p.get("default") for p in seen["prompts"] if p["prompt"].startswith("note (optional")]
     assert notes[-1] == "none"  # the input is pre-filled with the default
+    assert "lait: s: Sign in (the tool call is retried when you are done there)" in prompts
     ask_choice = next(p for p in seen["prompts"] if p["prompt"] == "Q?")
     assert ask_choice["items"] == ["b", "a"]  # the default first
 

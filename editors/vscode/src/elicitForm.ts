@@ -47,9 +47,17 @@ function title(params: ElicitParams, step?: string): string {
   return `lait: MCP server '${params.server}' asks${step === undefined ? "" : ` (${step})`}`;
 }
 
-async function firstChoice(ui: Ui, params: ElicitParams, answerLabel: string, detail: string | undefined, cancel?: CancelToken): Promise<Choice> {
+async function firstChoice(
+  ui: Ui,
+  params: ElicitParams,
+  answerLabel: string,
+  detail: string | undefined,
+  cancel?: CancelToken,
+  description?: string,
+): Promise<Choice> {
   const answer: PickItem<Choice> = { label: answerLabel, value: "answer" };
   if (detail !== undefined) answer.detail = detail;
+  if (description !== undefined) answer.description = description;
   const items: PickItem<Choice>[] = [
     answer,
     { label: "Decline", description: "tell the server you will not answer", value: "decline" },
@@ -67,7 +75,10 @@ async function elicitUrl(ui: Ui, params: ElicitParams, options: ElicitOptions): 
     options.log?.(`lait: declined an elicitation from '${params.server}': its URL is not http(s): ${JSON.stringify(url)}`);
     return { action: "decline" };
   }
-  const choice = await firstChoice(ui, params, `Open ${url}`, "opens the page in your browser", options.cancel);
+  // A tool call that failed until the person visits the page (-32042) is retried by lait once the
+  // server reports them done: say so, so they know the run continues by itself.
+  const retry = params.retriesCall === true ? "the tool call is retried when you are done there" : undefined;
+  const choice = await firstChoice(ui, params, `Open ${url}`, "opens the page in your browser", options.cancel, retry);
   if (choice !== "answer") {
     return { action: choice };
   }

@@ -101,6 +101,8 @@ export interface ElicitParams {
   requestedSchema?: JsonSchema | null;
   url?: string | null;
   elicitationId?: string | null;
+  /** URL mode: a tool call failed until the page is visited; lait retries it when the server reports completion. */
+  retriesCall?: boolean;
 }
 
 export interface ElicitResult {

@@ -206,6 +206,17 @@ test("url mode: open the page = accept; decline; cancel; non-http URLs declined"
   assert.equal(silent.calls.length, 0);
 });
 
+test("url mode for a call that needs the page first: the Open item says the call is retried", async () => {
+  const params: ElicitParams = { server: "notes", mode: "url", message: "Sign in", url: "http://127.0.0.1:9/done/s", elicitationId: "s", retriesCall: true };
+  const ui = new ScriptedUi(["Open http://127.0.0.1:9/done/s"]);
+  assert.deepEqual(await elicit(ui, params), { action: "accept" });
+  assert.equal(ui.calls[0]?.descriptions?.[0], "the tool call is retried when you are done there");
+  assert.deepEqual(ui.opened, ["http://127.0.0.1:9/done/s"]);
+  const plain = new ScriptedUi(["Decline"]);
+  assert.deepEqual(await elicit(plain, { ...params, retriesCall: false }), { action: "decline" });
+  assert.equal(plain.calls[0]?.descriptions?.[0], undefined);
+});
+
 test("a cancelled request (the run ended) answers cancel whatever the dialog returned", async () => {
   const source = new CancelSource();
   const ui = new ScriptedUi(["Answer", "Ann"]);
