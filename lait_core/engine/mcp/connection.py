@@ -21,7 +21,7 @@ import asyncio
 import contextvars
 import itertools
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 import mcp_types as types
 from mcp.client import Client
@@ -34,8 +34,12 @@ from lait_core.engine.mcp import elicitation
 from lait_core.engine.mcp.errors import McpError
 from lait_core.engine.mcp.http import HttpState, http_transport
 from lait_core.engine.mcp.limits import McpLimits
+from lait_core.engine.mcp.oauth.options import OAuthOptions
 from lait_core.engine.mcp.spec import HttpSpec, ServerSpec
 from lait_core.engine.mcp.stdio import StdioState, stdio_transport
+
+if TYPE_CHECKING:
+    from lait_core.engine.mcp.oauth.provider import LaitOAuth
 
 _CALLER: contextvars.ContextVar[Interaction | None] = contextvars.ContextVar("lait_mcp_caller", default=None)
 _CLOSE_GRACE = 10.0
@@ -112,8 +116,13 @@ class McpConnection:
         limits: McpLimits,
         stderr: TextIO | None,
         on_spawn: Any = None,
+        oauth: OAuthOptions | None = None,
     ) -> None:
         self.name = name
+        self.config = config
+        self.oauth = oauth or OAuthOptions()
+        self._auth: LaitOAuth | None = None
+        self._handshake: asyncio.Timeout | None = None
         self.spec = spec
         self.allow_elicitation = config.allow_elicitation
         self.limits = limits
@@ -146,8 +155,9 @@ class McpConnection:
         limits: McpLimits,
         stderr: TextIO | None,
         on_spawn: Any = None,
+        oauth: OAuthOptions | None = None,
     ) -> McpConnection:
-        conn = cls(name, spec, config, limits=limits, stderr=stderr, on_spawn=on_spawn)
+        conn = cls(name, spec, config, limits=limits, stderr=stderr, on_spawn=on_spawn, oauth=oauth)
         await conn._start()
         return conn
 
@@ -164,6 +174,7 @@ class McpConnection:
                 timeout=self.limits.timeout,
                 frame_bytes=self.limits.frame_bytes,
                 state=self.http,
+                auth=self._auth,
             )
         return stdio_transport(
             self.name,
@@ -176,14 +187,48 @@ class McpConnection:
             on_spawn=self.on_spawn,
         )
 
+    def _oauth(self) -> LaitOAuth | None:
+        """The OAuth of a ``url:`` server, unless its ``headers`` already carry an
+        ``Authorization`` (then the person manages the credentials)."""
+        spec = self.spec
+        if not isinstance(spec, HttpSpec) or any(k.lower() == "authorization" for k in spec.headers):
+            return None
+        import os
+
+        from lait_core.engine.mcp.oauth.provider import LaitOAuth
+        from lait_core.engine.mcp.oauth.settings import oauth_settings
+        from lait_core.engine.mcp.oauth.store import TokenStore
+
+        environ = self.oauth.environ if self.oauth.environ is not None else os.environ
+        settings = oauth_settings(self.name, self.config, environ)
+        store = self.oauth.store or TokenStore(environ)
+        return LaitOAuth(
+            self.name, spec.url, settings, store, self.oauth.sign_in, on_wait=self._waiting_on_person
+        )
+
+    def _waiting_on_person(self, waiting: bool) -> None:
+        """The handshake's deadline stops while a sign-in waits for the browser."""
+        deadline = self._handshake
+        if deadline is None or deadline.expired():
+            return
+        if waiting:
+            deadline.reschedule(None)
+        else:
+            deadline.reschedule(asyncio.get_running_loop().time() + self.limits.handshake_timeout)
+
     async def _start(self) -> None:
+        self._auth = self._oauth()
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[None] = loop.create_future()
         self._ready = ready
         self._task = loop.create_task(self._own(ready), context=contextvars.Context())
         try:
-            async with asyncio.timeout(self.limits.handshake_timeout):
-                await asyncio.shield(ready)
+            try:
+                async with asyncio.timeout(self.limits.handshake_timeout) as deadline:
+                    self._handshake = deadline
+                    await asyncio.shield(ready)
+            finally:
+                self._handshake = None
         except TimeoutError:
             await self.aclose()
             raise McpError(
@@ -194,6 +239,9 @@ class McpConnection:
             raise
         except BaseException as exc:
             await self.aclose()
+            auth_error = self._auth.error if self._auth is not None else None
+            if auth_error is not None:
+                raise auth_error from None
             if isinstance(unwrap(exc), McpError):
                 raise unwrap(exc) from None
             detail = self.stdio.describe()
@@ -226,6 +274,9 @@ class McpConnection:
                 raise
         finally:
             self._client = None
+            self._handshake = None
+            if self._auth is not None:
+                await _shielded(self._auth.aclose())
             if not ready.done():
                 ready.set_exception(McpError(self.name, "the connection closed during the handshake"))
 
@@ -336,7 +387,10 @@ class McpConnection:
         return None
 
     def failure(self, exc: BaseException) -> str:
-        """A message for a failed request, with what happened to a stdio child."""
+        """A message for a failed request, with what happened to a stdio child (or why the sign-in
+        failed: the SDK reports only "Connection closed")."""
+        if self._auth is not None and self._auth.error is not None:
+            return self._auth.error.detail
         reason = describe(exc)
         detail = self.stdio.describe()
         if detail is not None:

@@ -91,10 +91,18 @@ class _LimitedTransport(httpx2.AsyncBaseTransport):
 
 @asynccontextmanager
 async def http_transport(
-    url: str, headers: dict[str, str], *, timeout: float, frame_bytes: int, state: HttpState | None = None
+    url: str,
+    headers: dict[str, str],
+    *,
+    timeout: float,
+    frame_bytes: int,
+    state: HttpState | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> AsyncIterator[Any]:
+    """``auth``: the connection's OAuth (:mod:`lait_core.engine.mcp.oauth.provider`), if any."""
     transport = _LimitedTransport(httpx2.AsyncHTTPTransport(), frame_bytes, state or HttpState())
     client = httpx2.AsyncClient(
+        auth=auth,
         headers=headers,
         timeout=httpx2.Timeout(timeout),
         follow_redirects=False,

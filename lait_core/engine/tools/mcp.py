@@ -37,6 +37,7 @@ from lait_core.engine.tools.naming import qualify
 
 if TYPE_CHECKING:
     from lait_core.engine.mcp.connection import McpConnection
+    from lait_core.engine.mcp.oauth.options import OAuthOptions
     from lait_core.engine.mcp.listing import ToolListing
 
 __all__ = ["McpError", "McpPool", "McpToolSource"]
@@ -67,8 +68,11 @@ class McpPool:
         stderr: TextIO | None = None,
         limits: McpLimits | None = None,
         on_spawn: Callable[[int], None] | None = None,
+        oauth: OAuthOptions | None = None,
     ) -> None:
         self.base_dir = base_dir
+        self.oauth = oauth
+        """How ``url:`` servers sign in (None: headless)."""
         self.environ = environ
         self.stderr = stderr
         self.limits = limits or DEFAULT_LIMITS
@@ -114,8 +118,21 @@ class McpPool:
             from lait_core.engine.mcp.spec import server_spec
 
             spec = server_spec(name, server.config, base_dir=self.base_dir, environ=self.environ)
+            oauth = self.oauth
+            if self.environ is not None and (oauth is None or oauth.environ is None):
+                from dataclasses import replace
+
+                from lait_core.engine.mcp.oauth.options import OAuthOptions
+
+                oauth = replace(oauth or OAuthOptions(), environ=self.environ)
             conn = await McpConnection.open(
-                name, spec, server.config, limits=self.limits, stderr=self.stderr, on_spawn=self.on_spawn
+                name,
+                spec,
+                server.config,
+                limits=self.limits,
+                stderr=self.stderr,
+                on_spawn=self.on_spawn,
+                oauth=oauth,
             )
             if self._closed:
                 await conn.aclose()
