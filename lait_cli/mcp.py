@@ -210,9 +210,16 @@ async def fetch_tools(
     loaded: LoadedServers, name: str, *, on_spawn: Callable[[int], None] | None = None
 ) -> list[Tool]:
     """Connect (through the engine's pool), list, and close the server again."""
+    from lait_core.engine.mcp.oauth.options import OAuthOptions
+    from lait_core.engine.mcp.oauth.signin import terminal_presenter
     from lait_core.engine.tools.mcp import McpPool
 
-    pool = McpPool(loaded.config.mcp_servers, base_dir=loaded.config_dir, on_spawn=on_spawn)
+    pool = McpPool(
+        loaded.config.mcp_servers,
+        base_dir=loaded.config_dir,
+        on_spawn=on_spawn,
+        oauth=OAuthOptions(sign_in=terminal_presenter(sys.stdin, sys.stderr)),
+    )
     try:
         return await pool.source(name).list_tools()
     finally:
@@ -312,7 +319,15 @@ def run_call(loaded: LoadedServers, name: str, tool: str, arguments: str) -> Too
     interaction = ChatTerminal(verbosity=GLOBALS.verbose)
 
     async def go() -> ToolResult:
-        pool = McpPool(loaded.config.mcp_servers, base_dir=loaded.config_dir, on_spawn=interrupts.on_spawn)
+        from lait_core.engine.mcp.oauth.options import OAuthOptions
+        from lait_core.engine.mcp.oauth.signin import presenter_of
+
+        pool = McpPool(
+            loaded.config.mcp_servers,
+            base_dir=loaded.config_dir,
+            on_spawn=interrupts.on_spawn,
+            oauth=OAuthOptions(sign_in=presenter_of(interaction)),
+        )
         try:
             return await call_tool(
                 pool,
@@ -335,3 +350,82 @@ def run_call(loaded: LoadedServers, name: str, tool: str, arguments: str) -> Too
     if interrupts.sigint:
         raise fail("interrupted", 130)
     return result
+
+
+# -- lait mcp login NAME / logout NAME -------------------------------------------------------------
+NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="A 'url:' server from 'mcp_servers:'.")]
+
+
+@mcp_app.command(
+    name="login",
+    help="Sign in to a 'url:' MCP server (OAuth): print the authorization URL, wait for the browser "
+    "to come back, store the tokens (OS keyring, else a 0600 file). Ctrl-C cancels.",
+)
+def login_command(name: NameArgument, config: ConfigOption = None, no_config: NoConfigOption = False) -> None:
+    import os
+
+    from lait_cli.terminal import Interrupts, run_interruptible
+    from lait_core.engine.mcp.oauth.login import login
+    from lait_core.engine.mcp.oauth.signin import TerminalSignIn
+    from lait_core.engine.models import EngineError
+
+    loaded = load_servers(config, no_config)
+    server = _configured(loaded, name)
+    interrupts = Interrupts()
+    try:
+        result = run_interruptible(
+            login(
+                name,
+                server,
+                base_dir=loaded.config_dir,
+                environ=os.environ,
+                presenter=TerminalSignIn(sys.stderr),
+                on_spawn=interrupts.on_spawn,
+            ),
+            interrupts,
+        )
+    except (EngineError, asyncio.CancelledError) as exc:
+        if interrupts.sigint:
+            raise fail("sign-in cancelled", 130) from None
+        raise fail(str(exc) or "cancelled", 1) from None
+    if interrupts.sigint:
+        raise fail("sign-in cancelled", 130)
+    count = f"{result.tools} tool{'' if result.tools == 1 else 's'}"
+    if result.signed_in:
+        sys.stderr.write(
+            f"mcp_servers.{name}: signed in ({count}); tokens stored in the {result.store} store\n"
+        )
+    else:
+        sys.stderr.write(f"mcp_servers.{name}: the server did not ask for sign-in ({count})\n")
+
+
+@mcp_app.command(
+    name="logout", help="Forget the stored OAuth tokens and client registration of a 'url:' MCP server."
+)
+def logout_command(
+    name: NameArgument, config: ConfigOption = None, no_config: NoConfigOption = False
+) -> None:
+    import os
+
+    from lait_core.engine.mcp.oauth.login import logout
+    from lait_core.engine.models import EngineError
+
+    loaded = load_servers(config, no_config)
+    server = _configured(loaded, name)
+    try:
+        removed = logout(name, server, os.environ)
+    except EngineError as exc:
+        raise fail(str(exc), 1) from None
+    sys.stderr.write(f"mcp_servers.{name}: {'signed out' if removed else 'was not signed in'}\n")
+
+
+def _configured(loaded: LoadedServers, name: str) -> McpServerConfig:
+    server = loaded.config.mcp_servers.get(name)
+    if server is None:
+        configured = ", ".join(loaded.config.mcp_servers) or "none"
+        raise fail(
+            f"unknown MCP server '{name}'; define it under 'mcp_servers:' in lait.config.yml "
+            f"(configured: {configured})",
+            1,
+        )
+    return server

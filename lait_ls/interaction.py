@@ -142,6 +142,13 @@ class EditorInteraction:
             answer = await self._request(protocol.ELICIT, protocol.elicit_params(self.run_id, request))
         return protocol.parse_elicitation(answer)
 
+    # -- MCP sign-in
+    def sign_in_presenter(self) -> Any:
+        """``window/showDocument`` plus progress (:mod:`lait_ls.signin`)."""
+        from lait_ls.signin import EditorSignIn
+
+        return EditorSignIn(self.ls)
+
     # -- ask
     async def ask(self, question: Question) -> str:
         async with self.state.lock:

@@ -208,6 +208,13 @@ class McpOAuthConfig(Strict):
             "Scopes to request; absent: the ones the server's `WWW-Authenticate` or metadata names."
         ),
     )
+    client_metadata_url: str | None = Field(
+        None,
+        description=(
+            "HTTPS URL of a client ID metadata document describing lait (with a path); used as the "
+            "client ID by authorization servers that support such documents, instead of registering."
+        ),
+    )
 
 
 class McpServerConfig(Strict):

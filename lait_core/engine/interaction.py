@@ -473,6 +473,14 @@ class TerminalInteraction:
             lock.release()
             raise _Abandoned
 
+    # -- MCP sign-in (lait_core.engine.mcp.oauth.signin)
+    def sign_in_presenter(self) -> Any:
+        """Prints the authorization URL and waits, when a person is at this terminal; else None
+        (a needed sign-in fails at once with "sign in with `lait mcp login NAME`")."""
+        from lait_core.engine.mcp.oauth.signin import terminal_presenter
+
+        return terminal_presenter(self.stdin, self.stderr)
+
     # -- approvals
     async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
         state = self.state

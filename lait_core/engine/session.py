@@ -115,6 +115,8 @@ class RunSession:
     def mcp(self) -> McpPool:
         """The run's MCP servers (created on first use; nothing connects until a tool is listed)."""
         if self._mcp is None:
+            from lait_core.engine.mcp.oauth.options import OAuthOptions
+            from lait_core.engine.mcp.oauth.signin import presenter_of
             from lait_core.engine.tools.mcp import McpPool
 
             self._mcp = McpPool(
@@ -123,6 +125,7 @@ class RunSession:
                 environ=self.environ,
                 stderr=self.mcp_stderr,
                 on_spawn=self.on_spawn,
+                oauth=OAuthOptions(sign_in=presenter_of(self.interaction), environ=self.environ),
             )
         return self._mcp
 

@@ -78,9 +78,7 @@ async def run(url: str) -> None:
     loaded = load_config(ConfigMode.EXPLICIT, explicit=write_config(folder, url, scenario, context))
     if any(doc.model is None for doc in loaded.documents):
         raise SystemExit(f"lait: invalid generated config: {[d.message for d in loaded.diagnostics]}")
-    pool = McpPool(
-        loaded.config.mcp_servers, base_dir=folder, oauth=OAuthOptions(sign_in=FollowingBrowser())
-    )
+    pool = McpPool(loaded.config.mcp_servers, base_dir=folder, oauth=OAuthOptions(sign_in=FollowingBrowser()))
     try:
         source = pool.source("conformance")
         tools = await source.list_tools()

@@ -302,6 +302,11 @@ class McpConnection:
                 fut.exception()
 
     @property
+    def signed_in(self) -> bool:
+        """A sign-in (authorization-code flow) completed on this connection."""
+        return self._auth is not None and self._auth.signed_in
+
+    @property
     def usable(self) -> bool:
         """Not evicted, and (for stdio) the child's stdout still open: a server that died while
         idle is replaced before the next request instead of failing it."""

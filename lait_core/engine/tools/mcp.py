@@ -37,8 +37,8 @@ from lait_core.engine.tools.naming import qualify
 
 if TYPE_CHECKING:
     from lait_core.engine.mcp.connection import McpConnection
-    from lait_core.engine.mcp.oauth.options import OAuthOptions
     from lait_core.engine.mcp.listing import ToolListing
+    from lait_core.engine.mcp.oauth.options import OAuthOptions
 
 __all__ = ["McpError", "McpPool", "McpToolSource"]
 

@@ -38,7 +38,6 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import httpx2
-from pydantic import AnyUrl
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth, union_scopes
 from mcp.shared.auth import (
@@ -49,6 +48,7 @@ from mcp.shared.auth import (
     OAuthToken,
     ProtectedResourceMetadata,
 )
+from pydantic import AnyUrl
 
 from lait_core import __version__
 from lait_core.engine.mcp.errors import McpError
@@ -257,7 +257,11 @@ class LaitOAuth(OAuthClientProvider):
         step_up = response.status_code == 403
         challenged = extract_scope_from_www_auth(response)
         if step_up:
-            granted = set((self.context.current_tokens.scope or "").split()) if self.context.current_tokens else set()
+            granted = (
+                set((self.context.current_tokens.scope or "").split())
+                if self.context.current_tokens
+                else set()
+            )
             wanted = set((challenged or "").split())
             if wanted and wanted <= granted:
                 raise SignInFailed(
@@ -353,7 +357,9 @@ class LaitOAuth(OAuthClientProvider):
 def _asks_for_sign_in(response: httpx2.Response) -> bool:
     if response.status_code == 401:
         return True
-    return response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+    return (
+        response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+    )
 
 
 def _reason(exc: BaseException) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from lait_core.engine.models import ConfigurationError
 from lait_core.redact import add_secret
@@ -66,9 +67,17 @@ def oauth_settings(name: str, config: Any, environ: Mapping[str, str]) -> OAuthS
             )
         add_secret(secret)
     scopes = _field(block, "scopes")
+    metadata_url = text("client_metadata_url")
+    if metadata_url is not None:
+        parts = urlsplit(metadata_url)
+        if parts.scheme != "https" or parts.path in ("", "/"):
+            raise ConfigurationError(
+                f"mcp_servers.{name}.oauth.client_metadata_url in lait.config.yml must be an https URL "
+                f"with a path, not {metadata_url!r}"
+            )
     return OAuthSettings(
         client_id=text("client_id"),
         client_secret=secret,
         scopes=tuple(str(s) for s in scopes) if scopes is not None else None,
-        client_metadata_url=text("client_metadata_url"),
+        client_metadata_url=metadata_url,
     )

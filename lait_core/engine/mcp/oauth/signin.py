@@ -13,8 +13,9 @@ waiting for a browser nobody will open.
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO, runtime_checkable
@@ -66,13 +67,46 @@ class TerminalSignIn:
 
     @asynccontextmanager
     async def _flow(self, request: SignInRequest) -> AsyncIterator[None]:
-        self._say(
-            f"mcp_servers.{request.server}: sign in by opening this URL in a browser:\n"
-            f"  {request.url}\n"
-            f"waiting for the browser to return to {request.redirect_uri} (Ctrl-C cancels)\n"
-        )
+        self._say(f"mcp_servers.{request.server}: sign in by opening this URL in a browser:\n")
+        # Past the CLI's redacting stderr (its ``inner`` stream): the URL's query is the
+        # authorization request itself (client_id, redirect_uri, state, PKCE challenge), no
+        # credential, and a redacted URL would be useless.
+        raw = getattr(self.stderr, "inner", self.stderr)
+        raw.write(f"  {request.url}\n")
+        raw.flush()
+        self._say(f"waiting for the browser to return to {request.redirect_uri} (Ctrl-C cancels)\n")
         yield
-        self._say(f"mcp_servers.{request.server}: signed in\n")
+        self._say(f"mcp_servers.{request.server}: authorization received\n")
 
     def sign_in(self, request: SignInRequest) -> AbstractAsyncContextManager[None]:
         return self._flow(request)
+
+
+def presenter_of(interaction: object) -> SignIn | None:
+    """The sign-in presenter an interaction offers (its ``sign_in_presenter()``), or None
+    (headless: :class:`~lait_core.engine.interaction.HeadlessInteraction`, ``lait serve``)."""
+    make = getattr(interaction, "sign_in_presenter", None)
+    if not callable(make):
+        return None
+    presenter = make()
+    return presenter if isinstance(presenter, SignIn) else None
+
+
+def _tty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def terminal_presenter(
+    stdin: object, stderr: TextIO, environ: Mapping[str, str] | None = None
+) -> TerminalSignIn | None:
+    """A :class:`TerminalSignIn` when a person can be there: stdin and stderr are terminals and
+    ``CI`` is not set; else None (headless)."""
+    env = os.environ if environ is None else environ
+    if env.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return None
+    if not (_tty(stdin) and _tty(stderr)):
+        return None
+    return TerminalSignIn(stderr)
