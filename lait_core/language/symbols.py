@@ -28,7 +28,7 @@ from lait_core.language.index import (
     build_index,
     normpath,
 )
-from lait_core.lint.discovery import FileKind, discover, file_kind
+from lait_core.lint.discovery import FileKind, discover, file_kind, yaml_kind
 from lait_core.lint.engine import Linter
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.frontmatter import starts_with_frontmatter
@@ -44,6 +44,7 @@ _IDENTIFIER = re.compile(IDENTIFIER)
 _JQ_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _TOP_STEPS = re.compile(r"^steps\s*:", re.MULTILINE)
+TEST_KINDS = (FileKind.TEST, FileKind.EVAL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +204,8 @@ class Project:
                 text = self.read(path)
                 if text is not None and (path in registered or _TOP_STEPS.search(text)):
                     out[path] = self._cached(path, text, kind)
+                elif text is not None and (found := yaml_kind(path, text)) in TEST_KINDS:
+                    out[path] = self._cached(path, text, found)
             elif kind is FileKind.AGENT:
                 agents.append(path)
         linked = {link.target for index in out.values() for link in index.links}
@@ -244,6 +247,11 @@ class Project:
             if key.namespace is Namespace.INPUT:  # a caller's `with:` keys name a child's inputs
                 known = {f.path for f in files}
                 files += [f for f in self.files(doc, open_docs) if f.path not in known]
+            if key.namespace is Namespace.STEP and scope is not None:  # test and eval files naming it
+                known = {f.path for f in files}
+                files += [
+                    f for f in self.files(doc, open_docs) if f.kind in TEST_KINDS and f.path not in known
+                ]
         else:
             files = self.files(doc, open_docs)
         out: list[tuple[FileIndex, Occurrence]] = []

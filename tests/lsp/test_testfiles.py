@@ -188,6 +188,17 @@ async def test_hover_and_definition(client: LanguageClient, tmp_path: Path) -> N
     lines = {u: sorted(e.range.start.line for e in edits) for u, edits in renamed.changes.items()}
     assert lines == {wf_uri: [1, 7], uri: [6]}
     assert {e.new_text for edits in renamed.changes.values() for e in edits} == {"first"}
+    # and from the workflow: its test files follow
+    wf_doc = open_doc(client, root / "wf.yml")
+    from_workflow = await client.text_document_rename_async(
+        lsp.RenameParams(
+            text_document=lsp.TextDocumentIdentifier(uri=wf_doc), position=step_range.start, new_name="first"
+        )
+    )
+    assert from_workflow is not None and from_workflow.changes is not None
+    assert {
+        u: sorted(e.range.start.line for e in edits) for u, edits in from_workflow.changes.items()
+    } == lines
 
 
 async def test_diagnostics_carry_lait_codes(client: LanguageClient, tmp_path: Path) -> None:
