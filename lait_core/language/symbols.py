@@ -232,7 +232,26 @@ class Project:
 
     def definitions(self, doc: Document, key: SymbolKey) -> list[Occurrence]:
         scope = self.scope_index(doc, key)
-        return scope.definitions(key) if scope is not None else []
+        found = scope.definitions(key) if scope is not None else []
+        if not found and key.namespace not in FILE_SCOPED:  # a name only the global config defines
+            glob = self.global_config(doc)
+            if glob is not None:
+                found = [
+                    o
+                    for o in glob.occurrences
+                    if o.definition and o.key.namespace is key.namespace and o.key.name == key.name
+                ]
+        return found
+
+    def global_config(self, doc: Document) -> FileIndex | None:
+        """The index of the global config layered below ``doc``'s project config (None without one)."""
+        try:
+            loaded = self.linter.config_for(Path(doc.path))
+        except Exception:
+            return None
+        if loaded.global_doc is None or not loaded.global_doc.path:
+            return None
+        return self.index_path(loaded.global_doc.path, FileKind.CONFIG)
 
     def occurrences(
         self, doc: Document, key: SymbolKey, open_docs: Iterable[Document] = ()
