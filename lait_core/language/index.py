@@ -192,6 +192,10 @@ def build_index(path: str, text: str, kind: FileKind, config: str, *, names: boo
     return index
 
 
+def node_get(node: Node | None, key: str) -> Node | None:
+    return node.get(key) if isinstance(node, MappingNode) else None
+
+
 def _assertions(root: MappingNode) -> Iterator[MappingNode]:
     """Every assertion mapping of a test or eval file (nested ``step_output`` ones included)."""
     lists: list[Node | None] = [root.get("assert")]
@@ -424,6 +428,10 @@ class _Builder:
         target_map = root.get("target")
         if isinstance(target_map, MappingNode):
             self.model_ref(target_map.get("model"))
+        given = root.get("inputs") if root.get("inputs") is not None else node_get(target_map, "inputs")
+        if target:
+            for _name, key, _value in _keys(given):
+                self.refer(Namespace.INPUT, target, key)
         for assertion in _assertions(root):
             kind = assertion.get("type")
             kind_name = kind.value if isinstance(kind, ScalarNode) else None

@@ -119,6 +119,8 @@ class _Request:
         if ctx.role is Role.KEY:
             if path and path[-1] == "assert" and not ctx.flow:  # a blank line under `assert:`
                 return self.new_assertions("- ")
+            if path in (("inputs",), ("target", "inputs")):
+                return self.input_names(path)
             if assertion_path(path):
                 return self.assertion_keys(path)
             table = key_table(self.doc.kind, path)
@@ -273,6 +275,18 @@ class _Request:
                 self.item(name, ItemKind.REFERENCE, name, detail, doc, order=i + (500 if nested else 0))
             )
         return out
+
+    def input_names(self, path: YamlPath) -> list[CompletionItem]:
+        """The target workflow's declared ``inputs:`` not given yet."""
+        workflow = self.workflow()
+        root = workflow.root if workflow is not None else None
+        present = self.present(path)
+        suffix = "" if self.ctx.colon_after else ": "
+        return [
+            self.item(name, ItemKind.KEY, name + suffix, "input of the workflow", doc, order=i)
+            for i, (name, doc) in enumerate(names.declared_inputs(root.get("inputs") if root else None))
+            if name not in present
+        ]
 
     def tool_names(self) -> list[CompletionItem]:
         found: ToolNames = tool_names(self.workflow(), self.env.config)

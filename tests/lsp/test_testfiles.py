@@ -31,6 +31,9 @@ tools:
 """
 
 WORKFLOW = """\
+inputs:
+  «tone»: {type: string, description: How it sounds}
+  length: integer
 steps:
   - id: «draft»
     prompt: Draft it
@@ -48,7 +51,10 @@ def project(tmp_path: Path) -> tuple[Path, lsp.Range, lsp.Range]:
     (tmp_path / "lait.config.yml").write_text(config.text)
     (tmp_path / "wf.yml").write_text(workflow.text)
     (tmp_path / "tape").mkdir()
-    return tmp_path, config.ranges[0], workflow.ranges[0]
+    return tmp_path, config.ranges[0], workflow.ranges[1]
+
+
+TONE = lsp.Range(start=lsp.Position(line=1, character=2), end=lsp.Position(line=1, character=6))
 
 
 async def complete(client: LanguageClient, path: Path, text: str) -> tuple[str, list[lsp.CompletionItem]]:
@@ -101,6 +107,9 @@ async def test_completion_in_test_and_eval_files(client: LanguageClient, tmp_pat
     clean, items = await complete(client, test, HEAD + "assert:\n  - type: tool_called\n    name: ‸\n")
     assert labels(items) == ["tool__shout", "peer__"]
     assert apply(clean, by_label(items, "tool__shout")).endswith("    name: tool__shout\n")
+    # the target workflow's declared inputs
+    _, items = await complete(client, test, HEAD + "inputs:\n  tone: calm\n  ‸\n")
+    assert labels(items) == ["length"]
     # workflow files next to the test file (not the test file itself, not the config)
     _, items = await complete(client, test, "workflow: ‸\n")
     assert labels(items) == ["wf.yml"]
@@ -145,6 +154,7 @@ async def test_hover_and_definition(client: LanguageClient, tmp_path: Path) -> N
     text = (
         "workflow: w‸f.yml\n"
         "re‸play: tape\n"
+        "inputs: {to‸ne: calm}\n"
         "assert:\n"
         "  - type: cont‸ains\n"
         "    value: hi\n"
@@ -160,7 +170,7 @@ async def test_hover_and_definition(client: LanguageClient, tmp_path: Path) -> N
     path = root / "smoke.test.yml"
     path.write_text(text)
     uri = open_doc(client, path, text)
-    workflow_at, replay_at, type_at, step_at, tool_at, server_at = cursors
+    workflow_at, replay_at, input_at, type_at, step_at, tool_at, server_at = cursors
 
     assert "Cassette folder" in await hover(client, uri, replay_at)
     assert "the output contains `value`" in await hover(client, uri, type_at)
@@ -172,6 +182,8 @@ async def test_hover_and_definition(client: LanguageClient, tmp_path: Path) -> N
         (wf_uri, 0)
     ]
     assert [(loc.uri, loc.range) for loc in await definition(client, uri, step_at)] == [(wf_uri, step_range)]
+    assert [(loc.uri, loc.range) for loc in await definition(client, uri, input_at)] == [(wf_uri, TONE)]
+    assert "How it sounds" in await hover(client, uri, input_at)
     assert [(loc.uri, loc.range) for loc in await definition(client, uri, tool_at)] == [
         (config_uri, tool_range)
     ]
@@ -186,7 +198,7 @@ async def test_hover_and_definition(client: LanguageClient, tmp_path: Path) -> N
     )
     assert renamed is not None and renamed.changes is not None
     lines = {u: sorted(e.range.start.line for e in edits) for u, edits in renamed.changes.items()}
-    assert lines == {wf_uri: [1, 7], uri: [6]}
+    assert lines == {wf_uri: [4, 10], uri: [7]}
     assert {e.new_text for edits in renamed.changes.values() for e in edits} == {"first"}
     # and from the workflow: its test files follow
     wf_doc = open_doc(client, root / "wf.yml")
