@@ -147,3 +147,24 @@ def test_approve_tools_asks_on_the_terminal(lait: Lait, tmp_path: Path) -> None:
         else:
             assert "7" in str(child.before)
             assert calls_seen(marker_file) == ["call add 3 4"]
+
+
+def test_a_canary_secret_never_reaches_the_output(lait: Lait) -> None:
+    """A header value and a URL query value of the server (both remembered as secrets) appear in no
+    output of a failing call, and the text of --json is not an error trace."""
+    canary = "canary-" + uuid.uuid4().hex
+    lait.env["LAIT_CANARY"] = canary
+    write(
+        lait,
+        {
+            "web": {
+                "url": "http://127.0.0.1:9/mcp?token=${LAIT_CANARY}",
+                "headers": {"Authorization": "Bearer ${LAIT_CANARY}"},
+            }
+        },
+    )
+    for extra in ((), ("--json",), ("-v",)):
+        run = lait("mcp", "call", "web", "search", '{"q": "x"}', *extra, timeout=60)
+        assert run.returncode == 1
+        assert run.stderr.startswith("lait: MCP server 'web': ")
+        assert canary not in run.stdout + run.stderr
