@@ -2,7 +2,7 @@
 that asks lait itself for the candidates of the word being completed (`lait __complete INDEX
 WORD...`, a hidden command). Candidates are subcommands, options (the global ones after a
 subcommand too), and names from the project's config: model aliases (``--model``, ``/model``),
-shell tools (``--tool``), MCP servers (``--mcp``, ``lait mcp tools``), agents (``--subagent``,
+shell tools (``--tool``), MCP servers (``--mcp``, ``lait mcp tools``, ``lait mcp call``), agents (``--subagent``,
 ``lait agent run``), workflows (``lait run``, ``lait graph``), prompts (``-p``, ``lait prompt
 run``) and sessions (``--session``, ``lait sessions show``). Where a file fits too, the line
 ``__files__`` asks the shell to add file names.
@@ -164,6 +164,7 @@ POSITIONALS: dict[tuple[str, ...], tuple[str, bool]] = {
     ("sessions", "show"): ("sessions", False),
     ("sessions", "delete"): ("sessions", False),
     ("mcp", "tools"): ("mcp_servers", False),
+    ("mcp", "call"): ("mcp_servers", False),
     ("lint",): ("", True),
 }
 FIXED_POSITIONALS: dict[tuple[str, ...], tuple[str, ...]] = {

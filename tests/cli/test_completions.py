@@ -49,6 +49,8 @@ CASES: list[tuple[list[str], set[str], set[str]]] = [
     (["sessions", "show", ""], {"old-talk"}, set()),
     (["completions", ""], {"bash", "zsh", "fish", "powershell"}, set()),
     (["mcp", "tools", ""], {"notes"}, set()),
+    (["mcp", "call", ""], {"notes"}, set()),
+    (["mcp", ""], {"list", "tools", "call"}, set()),
 ]
 
 
