@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
-from pytest_lsp.client import register_lsp_features
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from lait_ls.protocol import dict_converter
 from tests.peers.openai_server import ScriptedOpenAIServer
@@ -41,6 +41,9 @@ class RunClient(LanguageClient):
         """Dialogs the server cancelled ($/cancelRequest) while they were open."""
         self.delay = 0.0
         """Seconds each dialog stays open before it is answered."""
+        self.shown: list[lsp.ShowDocumentParams] = []
+        """``window/showDocument`` requests (answered with ``on_show_document``, then success)."""
+        self.on_show_document: Any = None
         self.open_now = 0
         self.peak = 0
         """The most dialogs ever open at the same time."""
@@ -78,7 +81,8 @@ class RunClient(LanguageClient):
 
 def make_client() -> RunClient:
     client = RunClient()
-    register_lsp_features(client)
+    defaults = {m: f for m, f in DEFAULT_CLIENT_FEATURES.items() if m != lsp.WINDOW_SHOW_DOCUMENT}
+    register_lsp_features(client, defaults)
 
     def answering(method: str) -> Any:
         async def handler(params: Any) -> Any:
@@ -93,6 +97,13 @@ def make_client() -> RunClient:
     async def show_message_request(params: lsp.ShowMessageRequestParams) -> lsp.MessageActionItem | None:
         title = await client.reply(lsp.WINDOW_SHOW_MESSAGE_REQUEST, params)
         return None if title is None else lsp.MessageActionItem(title=title)
+
+    @client.feature(lsp.WINDOW_SHOW_DOCUMENT)
+    async def show_document(params: lsp.ShowDocumentParams) -> lsp.ShowDocumentResult:
+        client.shown.append(params)
+        if client.on_show_document is not None:
+            await client.on_show_document(params)
+        return lsp.ShowDocumentResult(success=True)
 
     @client.feature("lait/runEvent")
     def run_event(params: Any) -> None:
@@ -111,10 +122,11 @@ async def run_client(
     init: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
     log: Path | None = None,
+    show_document: bool = False,
 ) -> AsyncIterator[RunClient]:
     """``approve=None``: no ``approveTools`` setting at all (the server's default); ``init``: more
     initialization options; ``env``: more variables in the server's environment; ``log``: a file
-    the server's stderr (its log) goes to."""
+    the server's stderr (its log) goes to; ``show_document``: declare ``window.showDocument``."""
     env = {
         **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
@@ -135,7 +147,9 @@ async def run_client(
             capabilities=lsp.ClientCapabilities(
                 experimental=experimental if lait else None,
                 window=lsp.WindowClientCapabilities(
-                    work_done_progress=progress, show_message=lsp.ShowMessageRequestClientCapabilities()
+                    work_done_progress=progress,
+                    show_message=lsp.ShowMessageRequestClientCapabilities(),
+                    show_document=lsp.ShowDocumentClientCapabilities(support=True) if show_document else None,
                 ),
             ),
             root_uri=tmp_path.as_uri(),

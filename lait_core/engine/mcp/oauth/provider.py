@@ -79,8 +79,6 @@ class _Storage:
         return self.provider.url
 
     async def get_tokens(self) -> OAuthToken | None:
-        if self.provider.fresh:
-            return None
         raw = self.store.load(self.url).get("tokens")
         try:
             return OAuthToken.model_validate(raw) if raw else None
@@ -135,7 +133,6 @@ class LaitOAuth(OAuthClientProvider):
         sign_in: SignIn | None,
         *,
         on_wait: Callable[[bool], None] | None = None,
-        fresh: bool = False,
     ) -> None:
         self.name = name
         self.url = url
@@ -143,8 +140,6 @@ class LaitOAuth(OAuthClientProvider):
         self.store = store
         self.presenter = sign_in
         self.on_wait = on_wait
-        self.fresh = fresh
-        """Ignore stored tokens (``lait mcp login``): the first request goes without one."""
         self.sign_ins = 0
         self.signed_in = False
         self.error: McpError | None = None
@@ -177,8 +172,6 @@ class LaitOAuth(OAuthClientProvider):
     # -- state kept between processes
     async def _initialize(self) -> None:
         await super()._initialize()
-        if self.fresh:
-            return
         record = self.store.load(self.url)
         expires_at = record.get("expires_at")
         if isinstance(expires_at, int | float) and self.context.current_tokens is not None:
@@ -289,9 +282,9 @@ class LaitOAuth(OAuthClientProvider):
         else:
             if configured is not None:
                 metadata.scope = configured or None
-            if self.fresh:
-                needed = self.store.load(self.url).get("scope_needed")
-                metadata.scope = union_scopes(metadata.scope, needed if isinstance(needed, str) else None)
+            # what a refused call needed when no sign-in could be shown (a headless step-up)
+            needed = self.store.load(self.url).get("scope_needed")
+            metadata.scope = union_scopes(metadata.scope, needed if isinstance(needed, str) else None)
         self.sign_ins += 1
         return await super()._perform_authorization_code_grant()
 
