@@ -396,3 +396,56 @@ def test_workflow_graph_shows_the_nodes_and_links_them_to_their_steps(
     assert (session.workspace / "workflows" / "each.yml").read_text(encoding="utf-8") == original
     wait_for("the graph back", lambda: any(t.startswith("shout_item (prompt)") for t in texts()), 20)
     workbench.run_command("View: Close All Editors")
+
+
+def test_a_trace_file_opens_in_the_run_view(session: Session, workbench: Workbench) -> None:
+    llm = session.llm
+    llm.push(
+        tool_calls(call("tool__upper", {"text": "kiwi"}, id="t1")),
+        text("KIWI"),
+        tool_calls(call("tool__upper", {"text": "pear"}, id="t2")),
+        text("PEAR"),
+    )
+    trace = session.workspace / "each.trace.jsonl"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lait_cli.main",
+            "run",
+            "workflows/each.yml",
+            "kiwi",
+            "--trace-file",
+            str(trace),
+        ],
+        cwd=session.workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(session.workspace.parent)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    workbench.run_command("lait: Open run trace")
+    workbench.wait_quick_input("the file dialog", lambda q: "run trace" in q.title)
+    workbench.page.locator(".quick-input-widget input").first.fill(str(trace))
+
+    def accepted() -> bool:
+        # The simple file dialog checks the typed path asynchronously; Enter before that is ignored.
+        if workbench.quick_input() is None:
+            return True
+        workbench.press("Enter")
+        return False
+
+    wait_for("the file dialog to take the path", accepted, 20, every=1.0)
+
+    def rows() -> list[TreeRow] | None:
+        found = run_rows(workbench, "each.trace.jsonl")
+        return found if len(found) >= 3 else None
+
+    shown = [(r.level, r.label, r.description) for r in wait_for("the trace in the Runs view", rows, 20)]
+    assert shown[0][1:] == ("each.trace.jsonl", shown[0][2]) and shown[0][2].startswith("trace · ok")
+    labels = [(level, label) for level, label, _ in shown]
+    assert (2, "shout_item") in labels, shown
+    assert labels.count((3, "tool tool__upper")) == 2, shown
+    assert any(level == 3 and label.startswith("model ") for level, label in labels), shown

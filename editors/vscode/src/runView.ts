@@ -34,7 +34,9 @@ export class RunView implements vscode.TreeDataProvider<TreeNode> {
     // Nodes start expanded, so the steps show as they run; a stable id keeps what the person folded.
     const state = shown.expandable ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(shown.label, state);
-    item.id = node.key;
+    // VS Code remembers an item's collapsible state by id: a step first shown without children
+    // would stay collapsed once its children come. A new id when it gets some shows it expanded.
+    item.id = shown.expandable ? `${node.key}+` : node.key;
     item.description = shown.description;
     item.tooltip = shown.tooltip;
     item.iconPath = new vscode.ThemeIcon(shown.icon, shown.color ? new vscode.ThemeColor(shown.color) : undefined);
