@@ -18,6 +18,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
+from lait_core.engine.mcp.oauth.callback import SignInCancelled
 from lait_core.engine.mcp.oauth.signin import SignInRequest
 
 log = logging.getLogger("lait-ls")
@@ -58,7 +59,7 @@ class EditorSignIn:
                 )
             yield
             outcome = "authorization received"
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, SignInCancelled):
             outcome = "sign-in cancelled"
             raise
         finally:

@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli.conftest import EXAMPLES
 
-HEAVY = ("mcp", "pygls", "lsprotocol", "httpx", "httpx2", "anyio", "starlette", "llama_cpp")
+HEAVY = ("mcp", "pygls", "lsprotocol", "httpx", "httpx2", "anyio", "starlette", "llama_cpp", "keyring")
 
 SNIPPET = f"""
 import json, sys

@@ -12,6 +12,7 @@ tokens (canaries) are only ever in the 0600 token file.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
+import pytest
 
 from tests.cli.conftest import Lait, Run
 from tests.conformance.auth_scenario import scenario
@@ -146,3 +148,39 @@ def test_login_refuses_stdio_and_unknown_servers(lait: Lait) -> None:
     )
     run = lait("mcp", "logout", "nope")
     assert run.returncode == 1 and "unknown MCP server 'nope'" in run.stderr
+
+
+def test_ctrl_c_cancels_a_waiting_login(lait: Lait, tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex
+    lait.env.update({"XDG_DATA_HOME": str(tmp_path / "data"), "LAIT_TEST_MARKER": marker})
+    with scenario("auth/metadata-default") as suite:
+        lait.write("lait.config.yml", json.dumps({"mcp_servers": {"conf": {"url": suite.url}}}))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lait_cli.main", "mcp", "login", "conf"],
+            cwd=lait.cwd,
+            env=lait.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        timer = threading.Timer(120, process.kill)
+        timer.start()
+        try:
+            assert process.stderr is not None
+            lines = []
+            for line in process.stderr:
+                lines.append(line)
+                if line.startswith("waiting for the browser to return to "):
+                    callback = line.split(" to ", 1)[1].split(" ", 1)[0]
+                    process.send_signal(signal.SIGINT)
+                    break
+            lines.extend(process.stderr)
+            code = process.wait()
+        finally:
+            timer.cancel()
+    assert code == 130, lines
+    assert lines[-1] == "lait: sign-in cancelled\n"
+    with pytest.raises(httpx2.TransportError):  # the loopback listener is closed
+        httpx2.get(callback + "?state=x&code=y", timeout=5)
+    assert running_with_marker(marker) == []

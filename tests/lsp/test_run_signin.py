@@ -142,3 +142,30 @@ async def test_sign_in_through_the_editor(tmp_path: Path) -> None:
     assert token not in traffic
     assert token not in llm.bodies.__repr__()
     assert running_with_marker(marker) == []
+
+
+async def test_cancelling_the_sign_in_progress_ends_the_run(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex
+    with scenario("auth/metadata-default") as suite, ScriptedOpenAIServer() as llm:
+        path = project(tmp_path, llm, suite.url)
+        async with run_client(tmp_path, show_document=True, env={"LAIT_TEST_MARKER": marker}) as client:
+
+            async def cancel(params: lsp.ShowDocumentParams) -> None:
+                [token] = [t for t in client.progress_reports if str(t).startswith("lait-signin-")]
+                client.protocol.notify(
+                    lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL, lsp.WorkDoneProgressCancelParams(token=token)
+                )
+
+            client.on_show_document = cancel
+            params = {"uri": path.as_uri(), "kind": "workflow", "runId": "c1", "history": False}
+            result = await client.protocol.send_request_async("lait/run", params)
+            assert result["status"] == "failed", result
+            assert result["error"].endswith("MCP server 'conf': sign-in was cancelled"), result
+            [reports] = [r for t, r in client.progress_reports.items() if str(t).startswith("lait-signin-")]
+            assert isinstance(reports[-1], lsp.WorkDoneProgressEnd)
+            assert reports[-1].message == "sign-in cancelled"
+            assert len(llm.bodies) == 0  # the model was never asked: the tools could not be listed
+    assert not list((tmp_path / "xdg-data").rglob("mcp-oauth/*.json")) or all(
+        "tokens" not in json.loads(p.read_text()) for p in (tmp_path / "xdg-data").rglob("mcp-oauth/*.json")
+    )
+    assert running_with_marker(marker) == []
