@@ -5,10 +5,19 @@ LAIT402 (jq-syntax), like everywhere else."""
 from lait_core.lint.testfiles import (
     invalid_value,
     replay_folder,
+    unknown_input,
     unknown_key,
     unknown_step,
     unknown_tool,
     workflow_target,
 )
 
-__all__ = ["invalid_value", "replay_folder", "unknown_key", "unknown_step", "unknown_tool", "workflow_target"]
+__all__ = [
+    "invalid_value",
+    "replay_folder",
+    "unknown_input",
+    "unknown_key",
+    "unknown_step",
+    "unknown_tool",
+    "workflow_target",
+]

@@ -8,7 +8,14 @@ from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.lint.discovery import FileKind
-from lait_core.lint.testfiles import invalid_value, replay_folder, unknown_step, unknown_tool, workflow_target
+from lait_core.lint.testfiles import (
+    invalid_value,
+    replay_folder,
+    unknown_input,
+    unknown_step,
+    unknown_tool,
+    workflow_target,
+)
 from lait_core.lint.testfiles.invalid_value import AssertionNode
 from lait_core.lint.testfiles.target import string_at, tool_names, workflow_node
 from lait_core.source.positions import ZERO
@@ -38,9 +45,16 @@ def check_file(text: str, path: Path, display: str, kind: FileKind, ws: Workspac
     workflow = workflow_target.check(workflow_node(root), path, ws, out)
     if workflow is not None:
         unknown_step.check(found, workflow, out)
+        given = root.get("inputs") if kind is FileKind.TEST else string_free(root.get("target"), "inputs")
+        unknown_input.check(given, workflow, out)
         if ws.config is not None:
             unknown_tool.check(found, tool_names(workflow, ws.config), out)
     return out
+
+
+def string_free(node: Node | None, key: str) -> Node | None:
+    """``node[key]`` of a mapping (any value)."""
+    return node.get(key) if isinstance(node, MappingNode) else None
 
 
 def _test_shape(root: Node | None, out: list[Diagnostic], found: list[AssertionNode]) -> None:
