@@ -115,6 +115,9 @@ class FileIndex:
     root: MappingNode | None = None
     occurrences: list[Occurrence] = field(default_factory=list)
     links: list[FileLink] = field(default_factory=list)
+    named_children: list[tuple[str, ScalarNode]] = field(default_factory=list)
+    """(registered workflow name, the step's ``with:``) of workflow steps that call a child by name:
+    the project resolves the name (:func:`with_key_occurrences`)."""
     workflow: WorkflowDocument | None = None
     agent: AgentDocument | None = None
     config_doc: ConfigDocument | None = None
@@ -286,6 +289,21 @@ def jq_references(text: str) -> list[ExprReference]:
 # --------------------------------------------------------------------------------------------
 
 
+def with_key_occurrences(node: Node | None, child: str) -> list[Occurrence]:
+    """The keys of a ``with:`` object literal: references to the child workflow's ``inputs:``."""
+    s = _string(node)
+    if s is None or "{" not in s.value:
+        return []
+    from lait_core.language.jq_objects import top_object_keys
+
+    return [
+        Occurrence(
+            SymbolKey(Namespace.INPUT, normpath(child), name), s.span(start, end), False, s, jq_field=True
+        )
+        for start, end, name in top_object_keys(s.value)
+    ]
+
+
 def _string(node: Node | None) -> ScalarNode | None:
     """``node`` when it is a non-empty string scalar that lies in the file (not an alias copy)."""
     if isinstance(node, ScalarNode) and isinstance(node.value, str) and node.value and node.document:
@@ -393,6 +411,9 @@ class _Builder:
                     self.with_keys(node.get("with"), child)
                 else:
                     self.refer(Namespace.WORKFLOW, self.config, ref)
+                    with_node = _string(node.get("with"))
+                    if with_node is not None:
+                        self.index.named_children.append((ref.value, with_node))
         roots = {"steps": Namespace.STEP, "inputs": Namespace.INPUT}
         for exprs, finder in ((doc.jq, jq_references), (doc.templates, template_references)):
             for expr in exprs:
@@ -457,18 +478,7 @@ class _Builder:
         self.index.occurrences.append(Occurrence(SymbolKey(ns, self.config, name), span, False, s))
 
     def with_keys(self, node: Node | None, child: str) -> None:
-        """The keys of a ``with:`` object literal name the child workflow's ``inputs:``."""
-        s = _string(node)
-        if s is None or "{" not in s.value:
-            return
-        from lait_core.language.jq_objects import top_object_keys
-
-        for start, end, name in top_object_keys(s.value):
-            self.index.occurrences.append(
-                Occurrence(
-                    SymbolKey(Namespace.INPUT, child, name), s.span(start, end), False, s, jq_field=True
-                )
-            )
+        self.index.occurrences.extend(with_key_occurrences(node, child))
 
     # -- lait.config.yml ----------------------------------------------------------------------
     def config_file(self, doc: ConfigDocument) -> None:

@@ -27,6 +27,7 @@ from lait_core.language.index import (
     SymbolKey,
     build_index,
     normpath,
+    with_key_occurrences,
 )
 from lait_core.lint.discovery import FileKind, discover, file_kind, yaml_kind
 from lait_core.lint.engine import Linter
@@ -143,8 +144,26 @@ class Project:
         if hit is not None and hit.text == text and hit.kind is kind and hit.config == config:
             return hit
         index = build_index(path, text, kind, config)
+        if index.named_children and config and config != path:
+            self._resolve_children(index, config)
         self._files[path] = index
         return index
+
+    def _resolve_children(self, index: FileIndex, config: str) -> None:
+        """``with:`` keys of steps calling a child workflow by its registered name."""
+        cfg = self.index_path(config, FileKind.CONFIG)
+        if cfg is None:
+            return
+        base = os.path.dirname(config)
+        registry: dict[str, str] = {}
+        for occ in cfg.occurrences:
+            raw = getattr(occ.value, "value", None)
+            if occ.definition and occ.key.namespace is Namespace.WORKFLOW and isinstance(raw, str) and raw:
+                registry[occ.key.name] = os.path.join(base, raw)
+        for name, node in index.named_children:
+            child = registry.get(name)
+            if child is not None:
+                index.occurrences.extend(with_key_occurrences(node, child))
 
     def read(self, path: str) -> str | None:
         try:

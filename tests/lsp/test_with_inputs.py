@@ -57,3 +57,24 @@ async def test_with_keys_link_to_the_child_inputs(client: LanguageClient, tmp_pa
     assert "'{repository: $inputs.topic" in new_parent
     new_child = apply_edits(files["workflows/child.yml"].text, edit.changes[child_uri])
     assert "  repository: string" in new_child and "{{ inputs.repository }}" in new_child
+
+
+@pytest.mark.asyncio
+async def test_with_keys_of_a_child_called_by_its_registered_name(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    files = write_project(
+        tmp_path,
+        {"lait.config.yml": "workflows:\n  kid: workflows/child.yml\n", "workflows/child.yml": CHILD},
+    )
+    parent = marked("steps:\n  - workflow: kid\n    with: '{co‸unt: 1}'\n")
+    path = tmp_path / "workflows" / "main.yml"
+    path.write_text(parent.text, encoding="utf-8")
+    uri = open_doc(client, path)
+    found = await client.text_document_definition_async(
+        lsp.DefinitionParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=parent.at)
+    )
+    child_uri = (tmp_path / "workflows" / "child.yml").as_uri()
+    assert isinstance(found, list) and [(d.uri, d.range) for d in found] == [
+        (child_uri, files["workflows/child.yml"].ranges[1])
+    ]
