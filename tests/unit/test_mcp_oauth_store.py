@@ -16,7 +16,13 @@ from keyring.backends import fail
 
 from lait_core.engine.mcp.oauth.callback import Callback, SignInCancelled
 from lait_core.engine.mcp.oauth.settings import oauth_settings
-from lait_core.engine.mcp.oauth.store import KeyringBackend, TokenStore, server_key, usable_keyring
+from lait_core.engine.mcp.oauth.store import (
+    KeyringBackend,
+    TokenStore,
+    forget_keyring,
+    server_key,
+    usable_keyring,
+)
 from lait_core.engine.models import ConfigurationError
 from lait_core.redact import forget_secrets, redact
 
@@ -97,10 +103,13 @@ def test_keyring_used_when_usable_and_files_as_fallback(tmp_path: Path) -> None:
     previous = keyring.get_keyring()
     try:
         keyring.set_keyring(fail.Keyring())
+        forget_keyring()
         assert usable_keyring() is None
         assert TokenStore(env(tmp_path)).backend.name == "file"
         memory = MemoryKeyring()
         keyring.set_keyring(memory)
+        assert usable_keyring() is None  # looked up once per process
+        forget_keyring()
         assert usable_keyring() is memory
         store = TokenStore(env(tmp_path))
         assert isinstance(store.backend, KeyringBackend)
@@ -116,6 +125,7 @@ def test_keyring_used_when_usable_and_files_as_fallback(tmp_path: Path) -> None:
         assert len(list((tmp_path / "data").rglob("*.json"))) == 1
     finally:
         keyring.set_keyring(previous)
+        forget_keyring()
 
 
 async def test_callback_answers_only_its_path_and_reports_errors() -> None:

@@ -150,7 +150,24 @@ class KeyringBackend:
 
 def usable_keyring() -> Any | None:
     """The configured keyring backend, or None when there is no usable one (``fail``, ``null``,
-    priority <= 0, or ``keyring`` cannot be imported or initialised)."""
+    priority <= 0, or ``keyring`` cannot be imported or initialised). Looked up once per process
+    (importing ``keyring`` and probing its backends takes about 0.1 s)."""
+    global _KEYRING
+    if _KEYRING is None:
+        _KEYRING = (_probe_keyring(),)
+    return _KEYRING[0]
+
+
+_KEYRING: tuple[Any | None] | None = None
+
+
+def forget_keyring() -> None:
+    """For tests: probe the keyring again on the next :func:`usable_keyring`."""
+    global _KEYRING
+    _KEYRING = None
+
+
+def _probe_keyring() -> Any | None:
     try:
         import keyring
         from keyring.backends import fail, null
