@@ -172,6 +172,9 @@ def build() -> LaitServer:
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: LaitServer, params: lsp.DidChangeConfigurationParams) -> None:
         ls.configure(params.settings)
+        from lait_ls.features import inlay_hints
+
+        inlay_hints.refresh(ls)
 
     return server
 

@@ -42,6 +42,17 @@ def configure(ls: LaitServer, options: Any) -> None:
     setattr(ls, _ENABLED_ATTRIBUTE, kinds)
 
 
+def refresh(ls: LaitServer) -> None:
+    """Ask the client to ask again (after a settings change), when it supports that."""
+    try:
+        caps = ls.client_capabilities.workspace
+        if caps is None or caps.inlay_hint is None or not caps.inlay_hint.refresh_support:
+            return
+        ls.protocol.send_request(lsp.WORKSPACE_INLAY_HINT_REFRESH, None)
+    except Exception:
+        log.debug("inlay hint refresh failed", exc_info=True)
+
+
 def register(server: LaitServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
     async def hints(ls: LaitServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint] | None:

@@ -64,6 +64,8 @@ steps:
       - jq: .
 """
 
+REFRESHES: dict[int, list[int]] = {}
+
 EXPECTED = {
     "lait.config.yml": ["gpt-4o-mini @ api.example.com +1"],
     "workflows/main.yml": [
@@ -97,7 +99,22 @@ async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
     config=ClientServerConfig(server_command=SERVER, server_env={"XDG_CONFIG_HOME": "/nonexistent-lait-test"})
 )
 async def plain_client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
-    await start(lsp_client, {"debounce": 0})
+    refreshes = REFRESHES.setdefault(id(lsp_client), [])
+
+    @lsp_client.feature(lsp.WORKSPACE_INLAY_HINT_REFRESH)
+    def refreshed(params: None) -> None:
+        refreshes.append(1)
+
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(
+                workspace=lsp.WorkspaceClientCapabilities(
+                    inlay_hint=lsp.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+                )
+            ),
+            initialization_options={"debounce": 0},
+        )
+    )
     yield lsp_client
     await lsp_client.shutdown_session()
 
@@ -134,4 +151,5 @@ async def test_hints_are_off_by_default_and_switch_on_per_kind(
     )
     hints = await hints_of(plain_client, uri, text)
     assert [h.label for h in hints] == ["item: integer", "item: string"]
+    assert REFRESHES[id(plain_client)]  # the client was asked to ask again
     assert all(h.kind == lsp.InlayHintKind.Type for h in hints)
