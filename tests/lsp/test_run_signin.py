@@ -14,6 +14,7 @@ left behind.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from pathlib import Path
@@ -168,4 +169,28 @@ async def test_cancelling_the_sign_in_progress_ends_the_run(tmp_path: Path) -> N
     assert not list((tmp_path / "xdg-data").rglob("mcp-oauth/*.json")) or all(
         "tokens" not in json.loads(p.read_text()) for p in (tmp_path / "xdg-data").rglob("mcp-oauth/*.json")
     )
+    assert running_with_marker(marker) == []
+
+
+async def test_an_editor_without_show_document_gets_the_url_in_a_message(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex
+    prefix = "lait: sign in to MCP server 'conf' by opening "
+    with scenario("auth/metadata-default") as suite, ScriptedOpenAIServer() as llm:
+        path = project(tmp_path, llm, suite.url)
+        llm.push(tool_calls(call("conf__test-tool", {}, id="c1")), text("via the message"))
+        async with run_client(tmp_path, env={"LAIT_TEST_MARKER": marker}) as client:
+            client.answer("lait/approveToolCall", {"decision": "once"})
+            params = {"uri": path.as_uri(), "kind": "workflow", "runId": "m1", "history": False}
+            running = asyncio.ensure_future(client.protocol.send_request_async("lait/run", params))
+            async with asyncio.timeout(120):
+                while not any(m.message.startswith(prefix) for m in client.messages):
+                    await asyncio.sleep(0.05)
+            [message] = [m for m in client.messages if m.message.startswith(prefix)]
+            async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as http:
+                answer = await http.get(message.message.removeprefix(prefix))
+            assert answer.status_code == 200
+            result = await asyncio.wait_for(running, 120)
+            assert result == {"runId": "m1", "status": "ok", "output": "via the message"}, result
+            assert client.shown == []
+    assert suite.problems() == [], suite.problems()
     assert running_with_marker(marker) == []

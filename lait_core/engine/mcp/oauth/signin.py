@@ -67,14 +67,17 @@ class TerminalSignIn:
 
     @asynccontextmanager
     async def _flow(self, request: SignInRequest) -> AsyncIterator[None]:
-        self._say(f"mcp_servers.{request.server}: sign in by opening this URL in a browser:\n")
-        # Past the CLI's redacting stderr (its ``inner`` stream): the URL's query is the
-        # authorization request itself (client_id, redirect_uri, state, PKCE challenge), no
-        # credential, and a redacted URL would be useless.
-        raw = getattr(self.stderr, "inner", self.stderr)
-        raw.write(f"  {request.url}\n")
-        raw.flush()
-        self._say(f"waiting for the browser to return to {request.redirect_uri} (Ctrl-C cancels)\n")
+        from lait_core.redact import show_url
+
+        # Unredacted on the CLI's redacting stderr: the URL's query is the authorization request
+        # itself (client_id, redirect_uri, state, PKCE challenge), no credential, and a masked URL
+        # would be useless.
+        show_url(request.url)
+        self._say(
+            f"mcp_servers.{request.server}: sign in by opening this URL in a browser:\n"
+            f"  {request.url}\n"
+            f"waiting for the browser to return to {request.redirect_uri} (Ctrl-C cancels)\n"
+        )
         yield
         self._say(f"mcp_servers.{request.server}: authorization received\n")
 
