@@ -239,7 +239,7 @@ async def test_nested_block_keys(client: LanguageClient, tmp_path: Path) -> None
     ]
     text = CONFIG.replace("  fs: {command: fs-server}", "  fs:\n    url: https://x/mcp\n    oauth:\n      ‸")
     _c, items = await completions(client, tmp_path / "lait.config.yml", text)
-    assert labels(items) == ["client_id", "client_secret_env", "scopes"]
+    assert labels(items) == ["client_id", "client_secret_env", "scopes", "client_metadata_url"]
 
 
 # --------------------------------------------------------------------------------------------
