@@ -81,6 +81,8 @@ async def document_items(ls: LaitServer, uri: str) -> list[lsp.Diagnostic]:
     def run() -> list[Diagnostic]:
         linter = Linter(LintOptions(ConfigMode.SEARCH), reader=ls.overlay.read)
         with cancellable(token):
+            if not linter.is_lait_file(path):  # other YAML and Markdown get nothing, as when open
+                return []
             result = linter.lint_paths([str(path)])
         own = os.path.abspath(path)
         return [d for r in result.reports if os.path.abspath(r.path) == own for d in r.diagnostics]

@@ -198,6 +198,12 @@ async def test_document_pull_for_a_closed_file(pull_client: LanguageClient, tmp_
     params.previous_result_id = report.result_id
     same = await pull_client.text_document_diagnostic_async(params)
     assert isinstance(same, lsp.RelatedUnchangedDocumentDiagnosticReport)
+    other = root / "notes.yml"  # not a lait file: nothing, as when it is open
+    other.write_text("just: [a, list\n", encoding="utf-8")
+    plain = await pull_client.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=other.as_uri()))
+    )
+    assert isinstance(plain, lsp.RelatedFullDocumentDiagnosticReport) and list(plain.items) == []
 
 
 @pytest.mark.asyncio
