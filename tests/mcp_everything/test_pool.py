@@ -116,9 +116,16 @@ async def test_elicitation_is_answered_through_the_interaction(
     assert not result.is_error
     assert "User provided the requested information" in result.text
     assert "- Name: Ada Lovelace" in result.text
-    # the server echoes what it received: the exact content that was answered
+    # the server echoes what it received: the answer, plus the schema's default of every field the
+    # answer left out (SEP-1034)
     raw = json.loads(result.text.split("Raw result:", 1)[1])
-    assert raw == {"action": "accept", "content": ANSWER}
+    defaults = {
+        key: field["default"]
+        for key, field in schema["properties"].items()
+        if "default" in field and key not in ANSWER
+    }
+    assert defaults, "server-everything's form has fields with defaults"
+    assert raw == {"action": "accept", "content": {**defaults, **ANSWER}}
 
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])
