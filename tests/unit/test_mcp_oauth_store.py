@@ -170,3 +170,25 @@ def test_settings_accessor() -> None:
     with pytest.raises(ConfigurationError, match="must be an https URL with a path"):
         oauth_settings("conf", Block(client_metadata_url="http://x.example/doc"), environ)
     assert oauth_settings("conf", Block(), environ).client_id is None
+
+
+def test_who_may_show_a_sign_in() -> None:
+    """Headless runs (tests, CI, lait serve, no terminal) have no presenter: a needed sign-in fails
+    at once; a terminal has one only when a person can be there."""
+    import io
+
+    from lait_core.engine.interaction import HeadlessInteraction, TerminalInteraction
+    from lait_core.engine.mcp.oauth.signin import TerminalSignIn, presenter_of, terminal_presenter
+    from lait_core.serve.interaction import ServedInteraction
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert presenter_of(HeadlessInteraction()) is None
+    assert not hasattr(ServedInteraction, "sign_in_presenter")
+    assert presenter_of(TerminalInteraction(stdin=io.StringIO(), stderr=io.StringIO())) is None
+    assert isinstance(terminal_presenter(Tty(), Tty(), {}), TerminalSignIn)
+    assert terminal_presenter(Tty(), Tty(), {"CI": "true"}) is None
+    assert isinstance(terminal_presenter(Tty(), Tty(), {"CI": "false"}), TerminalSignIn)
+    assert terminal_presenter(io.StringIO(), Tty(), {}) is None
