@@ -21,7 +21,6 @@ the standard library only; the MCP SDK and httpx are imported when ``tools`` run
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable
@@ -191,6 +190,8 @@ def run_fetch(loaded: LoadedServers, name: str) -> list[Tool]:
     """:func:`fetch_tools` under the Ctrl-C protocol of the run commands (the first Ctrl-C cancels
     and closes the server, the second kills its process group and exits 130). Errors exit 1
     (130 after Ctrl-C) with one ``lait: <message>`` line."""
+    import asyncio
+
     from lait_cli.terminal import Interrupts, run_interruptible
     from lait_core.engine.models import EngineError
 
@@ -302,6 +303,8 @@ def _call_arguments(arguments: str | None) -> str:
 def run_call(loaded: LoadedServers, name: str, tool: str, arguments: str) -> ToolResult:
     """One call under the Ctrl-C protocol; errors exit 1 (130 after Ctrl-C) with one
     ``lait: <message>`` line."""
+    import asyncio
+
     from lait_cli.terminal import ChatTerminal, Interrupts, run_interruptible
     from lait_core.engine.mcp.direct import call_tool
     from lait_core.engine.models import EngineError
@@ -362,6 +365,7 @@ NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="A 'url:' serv
     "to come back, store the tokens (OS keyring, else a 0600 file). Ctrl-C cancels.",
 )
 def login_command(name: NameArgument, config: ConfigOption = None, no_config: NoConfigOption = False) -> None:
+    import asyncio
     import os
 
     from lait_cli.terminal import Interrupts, run_interruptible
