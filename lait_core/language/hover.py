@@ -50,6 +50,10 @@ class HoverResult:
 def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | None:
     """The hover at ``pos`` in ``doc``, or None when there is nothing to say."""
     index = project.index(doc)
+    if doc.kind is FileKind.CONFIG:
+        var = prompt_var_hover(index.root, pos)
+        if var is not None:
+            return var
     hit = index.at(pos)
     if isinstance(hit, Occurrence):
         text = symbol_markdown(project, doc, hit.key)
@@ -57,10 +61,6 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
     if isinstance(hit, FileLink):
         text = file_markdown(project, doc, hit.target, hit.namespace)
         return HoverResult(text, hit.range) if text else None
-    if doc.kind is FileKind.CONFIG:
-        var = prompt_var_hover(index.root, pos)
-        if var is not None:
-            return var
     trail = trail_at(index.root, pos)
     node = trail.node
     if node is None:
@@ -202,6 +202,8 @@ def _undefined(key: SymbolKey) -> str:
         return "Not defined in this workflow's `schemas:`."
     if key.namespace is Namespace.INLINE_AGENT:
         return "Not defined in this workflow's `agents:`."
+    if key.namespace is Namespace.PROMPT_VAR:
+        return f"Not declared under the `vars:` of prompt {code(key.owner)}: every run must pass `--var`."
     section = {
         Namespace.MCP: "mcp_servers",
         Namespace.TOOL: "tools",
@@ -233,6 +235,13 @@ def _input(project: Project, doc: Document, scope: FileIndex, d: Occurrence) -> 
     if isinstance(value, str):
         return f"Type {code(value)}."
     return "Schema:\n\n" + _json_block(value)
+
+
+def _prompt_var(project: Project, doc: Document, scope: FileIndex, d: Occurrence) -> str:
+    name, prompt = d.key.name, d.key.owner
+    value = d.value
+    default = f"Default {code(str(value.value))}" if isinstance(value, ScalarNode) else "A default"
+    return f"Of prompt {code(prompt)}. {default} (from `vars:`); `--var {name}=VALUE` overrides it."
 
 
 def _schema_summary(value: Any) -> str:
@@ -418,6 +427,7 @@ _DESCRIBE = {
     Namespace.AGENT: _registered,
     Namespace.SKILL: _registered,
     Namespace.WORKFLOW: _registered,
+    Namespace.PROMPT_VAR: _prompt_var,
 }
 
 

@@ -43,10 +43,13 @@ class Namespace(StrEnum):
     AGENT = "agent"
     SKILL = "skill"
     WORKFLOW = "workflow"
+    PROMPT_VAR = "prompt variable"
 
 
-FILE_SCOPED = frozenset((Namespace.STEP, Namespace.INPUT, Namespace.SCHEMA, Namespace.INLINE_AGENT))
-"""Namespaces whose names belong to one workflow file."""
+FILE_SCOPED = frozenset(
+    (Namespace.STEP, Namespace.INPUT, Namespace.SCHEMA, Namespace.INLINE_AGENT, Namespace.PROMPT_VAR)
+)
+"""Namespaces whose names belong to one file (a workflow; lait.config.yml for prompt variables)."""
 
 CAPABILITY_LISTS: tuple[tuple[str, Namespace], ...] = (
     ("mcp", Namespace.MCP),
@@ -73,6 +76,8 @@ class SymbolKey:
     scope: str
     """Absolute path of the file whose definitions this name refers to ('' when there is none)."""
     name: str
+    owner: str = ""
+    """The named prompt a prompt variable belongs to (each prompt has its own ``vars``); else ''."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,6 +506,36 @@ class _Builder:
             compaction = default.get("compaction")
             if isinstance(compaction, MappingNode):
                 self.model_ref(compaction.get("model"))
-        for _name, _key, prompt in _keys(root.get("prompts")):
+        for name, _key, prompt in _keys(root.get("prompts")):
             if isinstance(prompt, MappingNode):
                 self.model_ref(prompt.get("model"))
+                self.prompt_vars(name, prompt)
+
+    def prompt_vars(self, prompt_name: str, prompt: MappingNode) -> None:
+        """A named prompt's variables (what ``--var NAME=VALUE`` sets): each key of its ``vars:`` is
+        a definition, each ``{{ vars.NAME }}`` of its ``template`` a reference; both belong to that
+        prompt alone."""
+        here = self.path
+        for name, key, value in _keys(prompt.get("vars")):
+            self.index.occurrences.append(
+                Occurrence(
+                    SymbolKey(Namespace.PROMPT_VAR, here, name, prompt_name),
+                    name_range(key),
+                    True,
+                    key,
+                    value,
+                )
+            )
+        template = _string(prompt.get("template"))
+        if template is None:
+            return
+        for r in template_references(template.value):
+            if r.root == "vars":
+                self.index.occurrences.append(
+                    Occurrence(
+                        SymbolKey(Namespace.PROMPT_VAR, here, r.name, prompt_name),
+                        template.span(r.start, r.end),
+                        False,
+                        template,
+                    )
+                )

@@ -13,7 +13,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lait_core.documents.models import IDENTIFIER
@@ -347,14 +347,16 @@ class Project:
         """The edits renaming the name at ``pos`` everywhere it occurs. Raises :class:`RenameError`."""
         target = self.prepare_rename(doc, pos)
         if target is None:
-            raise RenameError("there is no step id, input, schema, agent, model alias or registry name here")
+            raise RenameError(
+                "there is no step id, input, schema, agent, model alias, prompt variable or registry name here"
+            )
         key = target.key
         check_name(key.namespace, new_name)
         if new_name == key.name:
             return []
         found = self.occurrences(doc, key, open_docs)
         scope = self.scope_index(doc, key)
-        clash = SymbolKey(key.namespace, key.scope, new_name)
+        clash = replace(key, name=new_name)
         if scope is not None and scope.definitions(clash):
             raise RenameError(f"{key.namespace} '{new_name}' is already defined")
         if "-" in new_name and any(o.jq_field for _i, o in found):
