@@ -21,9 +21,11 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,22 +156,27 @@ class ReplTerminal(ChatTerminal):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._prompt_lock: asyncio.Lock | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending: list[str] = []
 
     async def _ask_line(self, header: str, prompt: str) -> str:
-        """Show ``header`` on stderr and read one line with prompt_toolkit. Ctrl-C cancels the turn
-        (the REPL goes on); Ctrl-D raises EOFError."""
-        from prompt_toolkit import PromptSession
-
+        """Show ``header`` on stderr and read one line with prompt_toolkit, one prompt at a time.
+        Ctrl-C cancels the turn (the REPL goes on); Ctrl-D raises EOFError."""
         if self._prompt_lock is None:
             self._prompt_lock = asyncio.Lock()
         async with self._prompt_lock:
-            self.stderr.write(header)
-            self.stderr.flush()
-            session: PromptSession[str] = PromptSession()
-            try:
-                return await session.prompt_async(prompt)
-            except KeyboardInterrupt:
-                raise asyncio.CancelledError from None
+            return await self._line(header, prompt)
+
+    async def _line(self, header: str, prompt: str) -> str:
+        from prompt_toolkit import PromptSession
+
+        self.stderr.write(header)
+        self.stderr.flush()
+        session: PromptSession[str] = PromptSession()
+        try:
+            return await session.prompt_async(prompt)
+        except KeyboardInterrupt:
+            raise asyncio.CancelledError from None
 
     async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
         from lait_core.engine.interaction import APPROVAL_PROMPT, ApprovalDecision, shown_arguments
@@ -197,28 +204,49 @@ class ReplTerminal(ChatTerminal):
             header = "answer y (yes), n (no) or a (always for this tool)\n"
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationResult:
-        """A form question of an MCP server (``allow_elicitation: true``): one line of JSON, or
-        ``decline``/``cancel``; anything else is asked again. Ctrl-D declines; Ctrl-C cancels the
-        turn. URL mode and servers without ``allow_elicitation`` behave as in single-shot chat."""
-        from lait_core.engine.interaction import (
-            DECLINE,
-            ELICITATION_PROMPT,
-            elicitation_answer,
-            elicitation_text,
-        )
-
+        """A form question of an MCP server (``allow_elicitation: true``): the single-shot
+        terminal's form (one line of JSON, ``decline``/``cancel``, or Enter to fill it in field by
+        field), each answer read with prompt_toolkit. Ctrl-D ends the input (as at the terminal);
+        Ctrl-C cancels the turn. URL mode and other servers behave as in single-shot chat."""
         if not request.allowed or request.mode != "form":
             return await super().elicit(request)
-        header = elicitation_text(request)
-        while True:
+        if self._prompt_lock is None:
+            self._prompt_lock = asyncio.Lock()
+        self._loop = asyncio.get_running_loop()
+        async with self._prompt_lock:
             try:
-                line = await self._ask_line(header, ELICITATION_PROMPT)
-            except EOFError:
-                return DECLINE
-            result = elicitation_answer(line)
-            if result is not None:
-                return result
-            header = "the answer is not a JSON object; answer again, or 'decline' / 'cancel'\n"
+                return await self._in_thread(lambda abandoned: self._form(request, abandoned))
+            except _Interrupted:
+                raise asyncio.CancelledError from None
+            finally:
+                self._form_say_flush()
+
+    # The form runs in a worker thread (TerminalInteraction._form); its prompts are collected and
+    # each read becomes a prompt_toolkit prompt on the REPL's loop.
+    def _form_say(self, text: str) -> None:
+        self._pending.append(text)
+
+    def _form_say_flush(self) -> None:
+        text, self._pending = "".join(self._pending), []
+        if text:
+            self.stderr.write(text)
+            self.stderr.flush()
+
+    def _form_read(self, abandoned: threading.Event) -> str | None:
+        text, self._pending = "".join(self._pending), []
+        cut = text.rfind("\n") + 1
+        assert self._loop is not None
+        future = asyncio.run_coroutine_threadsafe(self._line(text[:cut], text[cut:]), self._loop)
+        try:
+            return future.result()
+        except EOFError:
+            return None
+        except (asyncio.CancelledError, concurrent.futures.CancelledError):
+            raise _Interrupted from None
+
+
+class _Interrupted(Exception):
+    """Ctrl-C at a form prompt (raised in the form's thread, a cancelled turn in the REPL)."""
 
 
 def run_repl(o: ChatOptions) -> int:

@@ -18,15 +18,12 @@ class UsageError(ValueError):
 
 
 def parse_vars(options: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for option in options:
-        key, sep, value = option.partition("=")
-        if not sep:
-            raise UsageError(f"--var '{option}' must have the form KEY=VALUE")
-        if not key:
-            raise UsageError(f"--var '{option}' has an empty key; use KEY=VALUE")
-        out[key] = value
-    return out
+    from lait_core.keyvalue import KeyValueError, parse_key_values
+
+    try:
+        return parse_key_values(options, "--var")
+    except KeyValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def find_prompt(config: Config, name: str) -> PromptDefinition:

@@ -555,6 +555,15 @@ class TerminalInteraction:
             raise _Abandoned
         return None if line == "" else line.rstrip("\r\n")
 
+    def _form_say(self, text: str) -> None:
+        """Text of the form prompts (:meth:`_form`); a line editor may override it with
+        :meth:`_form_read` (the text since the last read ends with the prompt of the next read)."""
+        self._say(text)
+
+    def _form_read(self, abandoned: threading.Event) -> str | None:
+        """One answer line of the form prompts, without its newline; None at end of input."""
+        return self._read(abandoned)
+
     def _form(self, request: ElicitationRequest, abandoned: threading.Event) -> ElicitationResult:
         """The form prompt (spec 3.7 extended): one line of JSON, ``decline``/``cancel``, or Enter
         to answer field by field (Enter on a field keeps its default)."""
@@ -564,11 +573,11 @@ class TerminalInteraction:
         lines = [f"mcp_servers.{request.server}: {request.message}"]
         lines.extend(_schema_lines(request.requested_schema))
         lines.append(ELICIT_PROMPT)
-        self._say("\n".join(lines))
-        line = self._read(abandoned)
+        self._form_say("\n".join(lines))
+        line = self._form_read(abandoned)
         answer = (line or "").strip()
         if line is None:
-            self._say("\nnote: no answer (end of input); declining\n")
+            self._form_say("\nnote: no answer (end of input); declining\n")
             return DECLINE
         if answer.lower() in ("decline", "cancel"):
             return ElicitationResult(answer.lower())
@@ -580,7 +589,7 @@ class TerminalInteraction:
             value = None
         if isinstance(value, dict):
             return ElicitationResult("accept", value)
-        self._say("note: the answer is not a JSON object; declining\n")
+        self._form_say("note: the answer is not a JSON object; declining\n")
         return DECLINE
 
     def _url(self, request: ElicitationRequest, abandoned: threading.Event) -> ElicitationResult:
@@ -619,17 +628,17 @@ class TerminalInteraction:
         content: dict[str, Any] = {}
         for item in fields:
             if item.choices:
-                self._say("".join(f"    {i}) {c.label}\n" for i, c in enumerate(item.choices, 1)))
+                self._form_say("".join(f"    {i}) {c.label}\n" for i, c in enumerate(item.choices, 1)))
             hint = " (numbers or values, separated by commas)" if item.kind == "multi" else ""
             if item.kind == "boolean":
                 hint = " (yes/no)"
             default = f" [{item.default_text()}]" if item.has_default else ""
             required = " (required)" if item.required else ""
             for attempt in range(3):
-                self._say(f"  {item.name}{required}{hint}{default}: ")
-                line = self._read(abandoned)
+                self._form_say(f"  {item.name}{required}{hint}{default}: ")
+                line = self._form_read(abandoned)
                 if line is None:
-                    self._say("\nnote: no answer (end of input); cancelling\n")
+                    self._form_say("\nnote: no answer (end of input); cancelling\n")
                     return ElicitationResult("cancel")
                 if not line.strip():
                     if item.has_default:
@@ -645,11 +654,11 @@ class TerminalInteraction:
                     except FormInputError as exc:
                         problem = str(exc)
                 if attempt == 2:
-                    self._say(f"  {problem}; declining\n")
+                    self._form_say(f"  {problem}; declining\n")
                     return DECLINE
-                self._say(f"  {problem}\n")
-        self._say(f"  answer: {json.dumps(content, ensure_ascii=False)}\n{SEND_PROMPT}")
-        line = self._read(abandoned)
+                self._form_say(f"  {problem}\n")
+        self._form_say(f"  answer: {json.dumps(content, ensure_ascii=False)}\n{SEND_PROMPT}")
+        line = self._form_read(abandoned)
         choice = (line or "").strip().lower()
         if line is None or choice in ("c", "cancel"):
             return ElicitationResult("cancel")
@@ -748,30 +757,6 @@ def progress_line(e: Event) -> str | None:
         about = f"{e.name}: {e.description}" if e.description else e.name
         return f"==> {about}" if e.depth == 0 else f"{e.prefix}-> {about}"
     return None
-
-
-ELICITATION_PROMPT = "answer with one line of JSON (an object), or 'decline' / 'cancel': "
-
-
-def elicitation_text(request: ElicitationRequest) -> str:
-    """What a terminal shows before reading the answer to a form elicitation: the server, its
-    message and one line per field of the requested schema (each line ends with a newline)."""
-    lines = [f"mcp_servers.{request.server}: {request.message}"]
-    lines.extend(_schema_lines(request.requested_schema))
-    return "\n".join(lines) + "\n"
-
-
-def elicitation_answer(line: str) -> ElicitationResult | None:
-    """The result of a one-line answer to a form elicitation: ``decline``/``cancel`` (any case), or
-    a JSON object (accepted); None when the line is neither."""
-    answer = line.strip()
-    if answer.lower() in ("decline", "cancel"):
-        return ElicitationResult(answer.lower())
-    try:
-        value = json.loads(answer)
-    except ValueError:
-        return None
-    return ElicitationResult("accept", value) if isinstance(value, dict) else None
 
 
 def _schema_lines(schema: Mapping[str, Any] | None) -> list[str]:

@@ -213,9 +213,9 @@ mcp_servers:
 def test_an_elicitation_during_a_turn_is_asked_through_the_line_editor(
     lait: Lait, server: ScriptedOpenAIServer
 ) -> None:
-    """A real MCP server's tool elicits during a REPL turn: the question is shown, a line that is
-    not a JSON object is asked again (not sent), the JSON answer reaches the server, and the input
-    line afterwards is clean (the next prompt takes a whole new line)."""
+    """A real MCP server's tool elicits during a REPL turn: the question is shown, the form is
+    filled in field by field (each answer read by the line editor), the answer reaches the server,
+    and the input line afterwards is clean (the next prompt takes a whole new line)."""
     lait.write("lait.config.yml", ELICIT_CONFIG.replace("PYTHON", sys.executable).replace("REPO", str(REPO)))
     server.push(
         tool_calls(call("notes__save_note", {"text": "buy milk"})),
@@ -227,12 +227,15 @@ def test_an_elicitation_during_a_turn_is_asked_through_the_line_editor(
         child.expect_exact("m>")
         child.sendline("save my note")
         child.expect_exact("Save the note 'buy milk'?")
+        child.expect_exact("press Enter to fill in the form")
+        child.send("\r")
         child.expect_exact("title (required)")
-        child.expect_exact("answer with one line of JSON")
-        child.sendline("not json")
-        child.expect_exact("the answer is not a JSON object")
-        child.expect_exact("answer with one line of JSON")
-        child.sendline('{"title": "Shopping", "priority": 2}')
+        child.send("Shopping\r")
+        child.expect_exact("priority (required)")
+        child.send("2\r")
+        child.expect_exact('answer: {"title": "Shopping", "priority": 2}')
+        child.expect_exact("send this answer?")
+        child.send("\r")
         child.expect_exact("note saved")
         child.expect_exact("m>")
         tools = [m["content"] for m in server.bodies[1]["messages"] if m["role"] == "tool"]

@@ -291,7 +291,7 @@ CITY = ElicitationRequest(
 )
 async def test_elicitation_form(pty: Pty, state: PromptState, answer: str, result: ElicitationResult) -> None:
     task = asyncio.create_task(pty.terminal(state).elicit(CITY))
-    shown = await pty.until("'decline' / 'cancel': ")
+    shown = await pty.until("fill in the form: ")
     assert shown.splitlines()[:3] == [
         "mcp_servers.weather: Which city?",
         "  - city (required): string — City name",
@@ -321,7 +321,7 @@ async def test_elicitation_uses_its_own_lock(pty: Pty, state: PromptState) -> No
     state.approval_lock.acquire()
     try:
         task = asyncio.create_task(pty.terminal(state).elicit(CITY))
-        await pty.until("'decline' / 'cancel': ")
+        await pty.until("fill in the form: ")
         pty.type("decline")
         assert await task == ElicitationResult("decline")
     finally:

@@ -8,6 +8,7 @@ from typing import Any
 
 from lait_core.documents.json_check import check_value
 from lait_core.engine.workflow.errors import WorkflowError
+from lait_core.keyvalue import KeyValueError, parse_key_values
 
 
 class InputError(WorkflowError):
@@ -16,15 +17,10 @@ class InputError(WorkflowError):
 
 def parse_input_options(options: Sequence[str]) -> dict[str, str]:
     """``["k=v", ...]`` from repeated ``--input`` options; a repeated key keeps the last value."""
-    out: dict[str, str] = {}
-    for option in options:
-        key, sep, value = option.partition("=")
-        if not sep:
-            raise InputError(f"--input '{option}' must have the form KEY=VALUE")
-        if not key:
-            raise InputError(f"--input '{option}' has an empty key; use KEY=VALUE")
-        out[key] = value
-    return out
+    try:
+        return parse_key_values(options, "--input")
+    except KeyValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 def input_schema(declaration: Any) -> Any:
