@@ -24,8 +24,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 MASK = "***"
-MIN_SECRET_LENGTH = 4
-"""Shorter values (``1``, ``yes``) are too common to replace everywhere; they are not remembered."""
+MIN_SECRET_LENGTH = 8
+"""Shorter values are not remembered. A remembered value is masked in every later text for the life
+of the process, and lait-ls lives for a whole editing session: masking ``json``, ``2024`` or a
+short header value everywhere would hide more than it protects, while API keys and tokens are far
+longer. (Inside a URL, userinfo and query values are masked whatever their length.)"""
+CREDENTIAL_PARAMETER = re.compile(r"key|token|secret|sig|pass|auth|cred|session|code", re.IGNORECASE)
+"""URL query parameters whose values are remembered as secrets whatever else they look like."""
+LONG_QUERY_VALUE = 20
+"""Other query values (``api-version=2024-06-01``, ``page=2``) are remembered only from this length
+on (a random token under an unusual name)."""
 NOT_SECRETS = frozenset({"lm-studio", "Bearer", "true", "false", "null"})
 """Placeholders that are not secrets (``lm-studio`` is the key sent when none is configured)."""
 
@@ -57,7 +65,8 @@ def add_secrets(values: Iterable[object]) -> None:
 
 
 def add_url_secrets(url: object) -> None:
-    """Remember the password, user name and query values of ``url``."""
+    """Remember the password (else a user name: a token given as one) of ``url``, and its query
+    values under credential-like names (:data:`CREDENTIAL_PARAMETER`) or long enough to be tokens."""
     if not isinstance(url, str) or "://" not in url:
         return
     try:
@@ -68,7 +77,11 @@ def add_url_secrets(url: object) -> None:
     if parts.password is None:
         add_secret(parts.username)  # a token given as the user name
     for item in parts.query.split("&"):
-        add_secret(item.partition("=")[2] if "=" in item else item)
+        name, eq, value = item.partition("=")
+        if not eq:
+            name, value = "", name
+        if CREDENTIAL_PARAMETER.search(name) or len(value) >= LONG_QUERY_VALUE:
+            add_secret(value)
 
 
 def forget_secrets() -> None:
