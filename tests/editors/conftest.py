@@ -1,5 +1,6 @@
-"""Fixtures for the editor tests: the VS Code extension compiled and packaged once per session, and a
-screenshot of the real VS Code kept for every failing end-to-end test."""
+"""Fixtures for the editor tests: the VS Code extension compiled and packaged once per session, a
+screenshot of the real VS Code kept for every failing end-to-end test, and a SIGTERM handler that
+ends the code-server and Chromium process groups before pytest dies."""
 
 from __future__ import annotations
 
@@ -10,9 +11,16 @@ from typing import Any
 
 import pytest
 
+from tests.editors.groups import install_sigterm_handler
 from tests.editors.vscode_build import EXTENSION, npm, tool
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # code-server and Chromium run in process groups of their own: a SIGTERM to pytest ends them
+    # first (tests/editors/groups.py)
+    install_sigterm_handler()
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+
+from tests.editors.groups import kill_group, start_group
 
 try:
     from playwright.sync_api import Locator, Page, sync_playwright
@@ -137,22 +138,6 @@ def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 20.0, ev
         time.sleep(every)
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-    # The group may hold children that outlived the leader (the extension host, lait-ls, chromium's
-    # helpers): end them too.
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
 @dataclass
 class Instance:
     """One running code-server with the folder ``workspace`` open, and its log files."""
@@ -205,9 +190,7 @@ def code_server(
         args.append("--disable-workspace-trust")
     args.append(str(workspace))
     with log.open("wb") as out:
-        server = subprocess.Popen(
-            args, stdout=out, stderr=subprocess.STDOUT, env=proc_env, cwd=home, start_new_session=True
-        )
+        server = start_group(args, stdout=out, stderr=subprocess.STDOUT, env=proc_env, cwd=home)
     browser_proc: subprocess.Popen[bytes] | None = None
     try:
         url = f"http://127.0.0.1:{port}"
@@ -224,12 +207,11 @@ def code_server(
         wait_for("code-server to answer", healthy, timeout=60)
         shutil.rmtree(profile, ignore_errors=True)
         with (home / "chromium.log").open("wb") as out:
-            browser_proc = subprocess.Popen(
+            browser_proc = start_group(
                 [chromium_binary(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "HOME": str(home)},
-                start_new_session=True,
             )
         active = profile / "DevToolsActivePort"
         wait_for("chromium's DevTools port", lambda: active.exists() and active.read_text().strip(), 30)
@@ -248,8 +230,8 @@ def code_server(
                     browser.close()
     finally:
         if browser_proc is not None:
-            _kill_group(browser_proc)
-        _kill_group(server)
+            kill_group(browser_proc)
+        kill_group(server)
 
 
 @dataclass
