@@ -301,7 +301,7 @@ async def test_elicitation_form(pty: Pty, state: PromptState, answer: str, resul
     assert await task == result
 
 
-async def test_elicitation_declines_without_asking(pty: Pty, state: PromptState) -> None:
+async def test_elicitation_declines_without_asking_and_asks_for_urls(pty: Pty, state: PromptState) -> None:
     terminal = pty.terminal(state)
     not_allowed = ElicitationRequest("s", "form", "?", allowed=False)
     assert await terminal.elicit(not_allowed) == ElicitationResult("decline")
@@ -309,9 +309,12 @@ async def test_elicitation_declines_without_asking(pty: Pty, state: PromptState)
         ElicitationRequest("s", "future-mode", "?", allowed=True)
     ) == ElicitationResult("decline")
     assert await pty.quiet(0.1) == ""
+    # URL mode asks whether the person opens the URL themselves (Y/n/c); "n" declines
     url = ElicitationRequest("s", "url", "Log in", url="https://example.org/auth", allowed=True)
-    assert await terminal.elicit(url) == ElicitationResult("decline")
-    assert "https://example.org/auth" in await pty.quiet(0.1)
+    task = asyncio.create_task(terminal.elicit(url))
+    assert "https://example.org/auth" in await pty.until("/c(ancel)] ")
+    pty.type("n")
+    assert await task == ElicitationResult("decline")
     piped = TerminalInteraction(stdin=io.StringIO('{"city":"x"}\n'), stderr=io.StringIO(), state=state)
     assert await piped.elicit(CITY) == ElicitationResult("decline")
 
