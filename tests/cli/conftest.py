@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.peers.openai_server import ScriptedOpenAIServer
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -99,3 +101,19 @@ def lait(tmp_path: Path, lait_env: dict[str, str]) -> Lait:
     work = tmp_path / "work"
     work.mkdir()
     return Lait(work, lait_env)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedOpenAIServer]:
+    """The scripted OpenAI-compatible server on 127.0.0.1."""
+    with ScriptedOpenAIServer() as s:
+        yield s
+
+
+@pytest.fixture
+def lait_no_model_env(lait: Lait) -> Lait:
+    """:func:`lait` without the machine's OPENAI_*/LLM_* variables (the project's config decides)."""
+    for key in list(lait.env):
+        if key.startswith(("OPENAI_", "LLM_")):
+            del lait.env[key]
+    return lait

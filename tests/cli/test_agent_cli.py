@@ -7,7 +7,6 @@ registry names, output flags, stdin rules and located errors."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,16 +32,8 @@ Text: {{ input.text }}
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as s:
-        yield s
-
-
-@pytest.fixture
-def project(lait: Lait, server: ScriptedOpenAIServer) -> Lait:
-    for key in list(lait.env):
-        if key.startswith(("OPENAI_", "LLM_")):
-            del lait.env[key]
+def project(lait_no_model_env: Lait, server: ScriptedOpenAIServer) -> Lait:
+    lait = lait_no_model_env
     lait.write(
         "lait.config.yml",
         f"base_url: {server.url}\n"

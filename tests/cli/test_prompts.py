@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -13,16 +12,8 @@ from tests.peers.openai_server import ScriptedOpenAIServer, text
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as s:
-        yield s
-
-
-@pytest.fixture
-def project(lait: Lait, server: ScriptedOpenAIServer) -> Lait:
-    for key in list(lait.env):
-        if key.startswith(("OPENAI_", "LLM_")):
-            del lait.env[key]
+def project(lait_no_model_env: Lait, server: ScriptedOpenAIServer) -> Lait:
+    lait = lait_no_model_env
     lait.write(
         "lait.config.yml",
         f"""\

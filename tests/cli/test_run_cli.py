@@ -13,7 +13,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,17 +38,9 @@ USAGE = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as s:
-        yield s
-
-
-@pytest.fixture
-def project(lait: Lait, server: ScriptedOpenAIServer) -> Lait:
+def project(lait_no_model_env: Lait, server: ScriptedOpenAIServer) -> Lait:
     """A project whose default model is served by the scripted server."""
-    for key in list(lait.env):
-        if key.startswith(("OPENAI_", "LLM_")):
-            del lait.env[key]
+    lait = lait_no_model_env
     lait.write("lait.config.yml", f"base_url: {server.url}\ndefault: {{model: test-model}}\n")
     lait.write("wf.yml", DEMO)
     return lait

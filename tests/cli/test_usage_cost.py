@@ -4,8 +4,6 @@ when only some models are priced; no cost at all when none is (an unknown cost i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from tests.cli.conftest import Lait
@@ -15,16 +13,8 @@ USAGE = {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200}
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as s:
-        yield s
-
-
-@pytest.fixture
-def project(lait: Lait, server: ScriptedOpenAIServer) -> Lait:
-    for key in list(lait.env):
-        if key.startswith(("OPENAI_", "LLM_")):
-            del lait.env[key]
+def project(lait_no_model_env: Lait, server: ScriptedOpenAIServer) -> Lait:
+    lait = lait_no_model_env
     lait.write(
         "lait.config.yml",
         f"""\
