@@ -32,12 +32,10 @@ import io
 import json
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -53,29 +51,12 @@ from lait_core.engine.records.trace import TraceRecorder  # noqa: E402
 from lait_core.engine.resolve import resolve_model  # noqa: E402
 from lait_core.engine.session import RunSession  # noqa: E402
 from lait_core.engine.workflow import run_workflow  # noqa: E402
-from tests.peers.openai_server import text  # noqa: E402
+from tests.peers.openai_server import start_process, text  # noqa: E402
 
 OUT_FILE = REPO / "bench" / ".out" / "records.json"
 MODEL = "bench-model"
 TARGET_RATIO = 1.05
 USAGE = {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
-
-
-def start_server(script: list[dict[str, Any]], tmp: Path) -> tuple[subprocess.Popen[str], str]:
-    path = tmp / "script.json"
-    path.write_text(json.dumps(script), encoding="utf-8")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.peers.openai_server", "--script", str(path), "--port", "0"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    banner = proc.stdout.readline()
-    if not banner.startswith("listening on "):
-        proc.kill()
-        raise SystemExit(f"the scripted server did not start: {banner!r}")
-    return proc, banner.split()[2]
 
 
 def per_event(events: int, tmp: Path) -> dict[str, float]:
@@ -149,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = args.runs + 1  # the first pair warms up
         script = [text(f"item {i}", usage=USAGE) for i in range(runs * 2 * args.items)]
         script += [text(f"answer {i}", usage=USAGE) for i in range(args.calls)]
-        proc, url = start_server(script, tmp)
+        proc, url = start_process(script, tmp)
         try:
             config = Config.model_validate({"base_url": url, "default": {"model": MODEL}})
             workflow = tmp / "wf.yml"

@@ -54,7 +54,7 @@ from lait_core.engine.models import user_message  # noqa: E402
 from lait_core.engine.resolve import resolve_model  # noqa: E402
 from lait_core.engine.tools.base import ToolSet  # noqa: E402
 from lait_core.engine.tools.shell import ShellToolSource  # noqa: E402
-from tests.peers.openai_server import call, text, tool_calls  # noqa: E402
+from tests.peers.openai_server import call, start_process, text, tool_calls  # noqa: E402
 
 OUT_FILE = REPO / "bench" / ".out" / "tool_loop.json"
 MODEL = "bench-model"
@@ -217,23 +217,6 @@ def make_plan(rounds: int, runs: int, warmup: int, cli_runs: int, parallel_runs:
     return plan
 
 
-def start_server(script: list[Item], tmp: Path) -> tuple[subprocess.Popen[str], str]:
-    path = tmp / "script.json"
-    path.write_text(json.dumps(script), encoding="utf-8")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.peers.openai_server", "--script", str(path), "--port", "0"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    banner = proc.stdout.readline()
-    if not banner.startswith("listening on "):
-        proc.kill()
-        raise SystemExit(f"the scripted server did not start: {banner!r}")
-    return proc, banner.split()[2]
-
-
 async def run_plan(plan: Plan, url: str, work: Path, rounds: int) -> None:
     config = bench_config(url)
     runners: dict[tuple[str, str], Callable[[], Awaitable[tuple[float, float]]]] = {
@@ -281,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             ),
             encoding="utf-8",
         )
-        server, url = start_server([item for t in plan.trials for item in t.script], Path(tmp))
+        server, url = start_process([item for t in plan.trials for item in t.script], Path(tmp))
         try:
             asyncio.run(run_plan(plan, url, work, args.rounds))
         finally:

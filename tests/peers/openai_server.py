@@ -55,6 +55,7 @@ import argparse
 import contextlib
 import json
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -62,6 +63,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, TextIO
 
 Item = dict[str, Any]
@@ -453,6 +455,26 @@ def _chunks(item: Item, request: dict[str, Any], number: int) -> Iterator[dict[s
     include = bool((request.get("stream_options") or {}).get("include_usage"))
     if "usage" in item and (include or item.get("stream_usage")):
         yield {**base, "choices": [], "usage": item["usage"]}
+
+
+def start_process(script: list[Item], folder: Path) -> tuple[subprocess.Popen[str], str]:
+    """The server in a process of its own (benchmarks: it does not compete with the measured client
+    for the GIL), answering ``script``; the process and its base URL. The caller ends the process."""
+    path = folder / "script.json"
+    path.write_text(json.dumps(script), encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.peers.openai_server", "--script", str(path), "--port", "0"],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    banner = proc.stdout.readline()
+    if not banner.startswith("listening on "):
+        proc.kill()
+        proc.wait()
+        raise SystemExit(f"the scripted server did not start: {banner!r}")
+    return proc, banner.split()[2]
 
 
 def main(argv: list[str] | None = None) -> int:
