@@ -67,14 +67,14 @@ def test_sigterm_ends_the_fixture_process_groups(tmp_path: Path) -> None:
             chunk = child.stdout.read1(4096)
             assert chunk, seen.decode(errors="replace")
             seen += chunk
-        assert len(running_with_marker(marker)) >= 2  # pytest and the fixture's process
+        assert len(running_with_marker(marker)) >= 2, seen  # pytest and the fixture's process
         child.send_signal(signal.SIGTERM)
-        child.wait(timeout=60)
-        assert child.returncode == -signal.SIGTERM
+        rest = child.communicate(timeout=60)[0]
+        assert child.returncode == -signal.SIGTERM, (seen + rest).decode(errors="replace")
         deadline = time.monotonic() + 10
         while running_with_marker(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert running_with_marker(marker) == []
+        assert running_with_marker(marker) == [], (seen + rest).decode(errors="replace")
     finally:
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
