@@ -37,6 +37,11 @@ def files_changed(ls: LaitServer, paths: list[str]) -> None:
     from lait_ls.features.diagnostics import schedule
 
     project = project_of(ls)
+    # An open document's didChange/didSave already re-checked it and its dependants: its own watcher
+    # event (every save sends one) only refreshes the caches. Re-checking everything again would
+    # republish, and a republish makes VS Code drop a Quick Fix request made meanwhile.
+    open_paths = {ls.path_of(uri) for uri in ls.open_uris}
+    recheck = False
     for raw in paths:
         path = ls.path_of(raw)
         if path is None:
@@ -45,6 +50,9 @@ def files_changed(ls: LaitServer, paths: list[str]) -> None:
             continue
         ls.invalidate(path)
         project.forget(path)
+        recheck = recheck or path not in open_paths
+    if not recheck:
+        return
     if ls.pull_diagnostics:  # closed files count too: the client pulls them all again
         from lait_ls.features.pull_diagnostics import request_refresh
 

@@ -22,6 +22,7 @@ from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents import placement
 from lait_core.engine.workflow import StepFailed, WorkflowLoadError
 from lait_core.engine.workflow.loader import load_document
+from lait_core.lint.discovery import FileKind, yaml_kind
 from lait_core.lint.engine import Linter, LintOptions
 from tests.workflow.conftest import Harness
 
@@ -42,7 +43,11 @@ def _corpus_workflows() -> list[Path]:
     return sorted(
         p
         for p in CORPUS.rglob("*.yml")
-        if p.name != "lait.config.yml" and b"steps:" in p.read_bytes() and "suppression" not in p.parts
+        if p.name != "lait.config.yml"
+        and b"steps:" in p.read_bytes()
+        and yaml_kind(p, p.read_text(encoding="utf-8", errors="replace"))
+        is FileKind.WORKFLOW  # not a test or eval file
+        and "suppression" not in p.parts
     )
 
 
