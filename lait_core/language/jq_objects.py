@@ -16,7 +16,7 @@ def _skip_space(src: str, i: int) -> int:
     return i
 
 
-def _skip_string(src: str, i: int) -> int:
+def skip_string(src: str, i: int) -> int:
     """The index after the string literal starting at ``i`` (interpolations nest)."""
     n = len(src)
     j = i + 1
@@ -57,7 +57,7 @@ def top_object_keys(src: str) -> list[tuple[int, int, str]]:
                 if m and _COLON.match(src, m.end()):
                     out.append((i + 1, m.end() - 1, m.group(1)))
                 expect_key = False
-            i = _skip_string(src, i)
+            i = skip_string(src, i)
             continue
         if c in "{[(":
             depth += 1

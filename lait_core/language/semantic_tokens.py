@@ -268,29 +268,9 @@ class _JqLexer:
         return b >= 0 and src[b] in "{," and a < len(src) and src[a] in ",}"
 
     def _string_end(self, i: int) -> int:
-        src = self.src
-        n = len(src)
-        j = i + 1
-        depth = 0
-        while j < n:
-            c = src[j]
-            if depth == 0:
-                if c == "\\":
-                    if j + 1 < n and src[j + 1] == "(":
-                        depth = 1
-                        j += 2
-                        continue
-                    j += 2
-                    continue
-                if c == '"':
-                    return j + 1
-            else:
-                if c == "(":
-                    depth += 1
-                elif c == ")":
-                    depth -= 1
-            j += 1
-        return n
+        from lait_core.language.jq_objects import skip_string
+
+        return skip_string(self.src, i)
 
     def string(self, i: int, kind: str) -> int:
         """A string literal from its opening quote; interpolations are lexed as code."""
