@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
@@ -15,6 +14,7 @@ from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import LineIndex, Range
 from lait_ls.convert import from_lsp_position, to_lsp_range
 from lait_ls.features.definition import document_of, project_of, uri_of
+from lait_ls.roots import workspace_roots
 
 if TYPE_CHECKING:
     from lait_ls.server import LaitServer
@@ -37,24 +37,6 @@ KINDS: dict[Namespace | FileKind, lsp.SymbolKind] = {
 }
 
 
-def roots_of(ls: LaitServer) -> list[str]:
-    roots: list[str] = []
-    try:
-        for folder in ls.workspace.folders.values():
-            path = ls.path_of(folder.uri)
-            if path is not None:
-                roots.append(str(path))
-        if not roots and ls.workspace.root_path:
-            roots.append(ls.workspace.root_path)
-    except Exception:
-        log.debug("no workspace folders", exc_info=True)
-    for uri in sorted(ls.open_uris):  # folders of open files outside the workspace
-        path = ls.path_of(uri)
-        if path is not None and not any(str(path).startswith(r.rstrip("/") + "/") for r in roots):
-            roots.append(str(path.parent))
-    return [r for r in roots if Path(r).is_dir()]
-
-
 def _nest(ranges: list[Range], index: LineIndex) -> lsp.SelectionRange:
     parent: lsp.SelectionRange | None = None
     for rng in reversed(ranges):
@@ -67,7 +49,7 @@ def register(server: LaitServer) -> None:
     @server.feature(lsp.WORKSPACE_SYMBOL)
     async def symbols(ls: LaitServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.WorkspaceSymbol] | None:
         try:
-            found = await asyncio.to_thread(workspace_symbols, project_of(ls), roots_of(ls), params.query)
+            found = await asyncio.to_thread(workspace_symbols, project_of(ls), workspace_roots(ls, with_open_folders=True), params.query)
             return [
                 lsp.WorkspaceSymbol(
                     name=s.name,

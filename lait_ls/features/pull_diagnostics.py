@@ -28,6 +28,7 @@ from lait_core.documents.config import ConfigMode
 from lait_core.lint.engine import Linter, LintOptions
 from lait_core.source.positions import LineIndex
 from lait_ls.features.diagnostics import compute, to_lsp
+from lait_ls.roots import workspace_roots
 
 if TYPE_CHECKING:
     from lait_ls.server import LaitServer
@@ -46,20 +47,6 @@ def wants_pull(options: Any) -> bool:
 
 def result_id(items: list[lsp.Diagnostic]) -> str:
     return hashlib.sha1(repr(items).encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
-
-
-def _roots(ls: LaitServer) -> list[str]:
-    roots: list[str] = []
-    try:
-        for folder in ls.workspace.folders.values():
-            path = ls.path_of(folder.uri)
-            if path is not None:
-                roots.append(str(path))
-        if not roots and ls.workspace.root_path:
-            roots.append(ls.workspace.root_path)
-    except Exception:
-        log.debug("no workspace folders", exc_info=True)
-    return [r for r in roots if os.path.isdir(r)]
 
 
 def _items(ls: LaitServer, path: str, diags: list[Diagnostic], uri: str) -> list[lsp.Diagnostic]:
@@ -107,7 +94,7 @@ def _version(ls: LaitServer, uri: str) -> int | None:
 async def workspace_reports(
     ls: LaitServer, previous: dict[str, str]
 ) -> list[lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport]:
-    roots = _roots(ls)
+    roots = workspace_roots(ls)
     if not roots:
         return []
     token = CancelToken()
