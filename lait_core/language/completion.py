@@ -16,6 +16,7 @@ cursor's line blanked, or, failing that, the text above the cursor's line.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections import OrderedDict
@@ -28,6 +29,7 @@ from pydantic.fields import FieldInfo
 from lait_core.documents import models as m
 from lait_core.documents.models import Config
 from lait_core.language import completion_names as names
+from lait_core.language.child_inputs import InputSpec, Reader, child_inputs
 from lait_core.language.completion_names import Choice, ItemKind
 from lait_core.language.completion_shapes import (
     Place,
@@ -82,6 +84,8 @@ class Environment:
     """The document's file (relative agent and workflow paths are listed next to it)."""
     config: Config | None = None
     """The merged lait.config.yml (registries, MCP servers, tools, model aliases)."""
+    reader: Reader | None = None
+    """Reads other files (a child workflow's ``inputs:``); the disk when None."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,6 +362,8 @@ class _Request:
         if ctx.in_body or ctx.language == "template":
             return self.template_items(ctx.template) if ctx.template is not None else []
         if ctx.language == "jq":
+            if ctx.jq is None and self.kind is FileKind.WORKFLOW and ctx.path and ctx.path[-1] == "with":
+                return self.with_items()
             return self.jq_items() if ctx.jq is not None else []
         place = walk(self.kind, ctx.path, self.step_kind)
         if place is None:
@@ -874,6 +880,89 @@ class _Request:
                 CompletionItem(label, kind, rng, label, detail, doc, filter_text=label, sort_text=f"{i:02d}")
             )
         return out
+
+    # -- with: keys of a workflow step ---------------------------------------------------------
+    def with_items(self) -> list[CompletionItem]:
+        """At a key of the object literal a ``workflow:`` step's ``with:`` is: the child workflow's
+        inputs not given yet, required ones first."""
+        ctx = self.ctx
+        step = self.node_at(ctx.path[:-1])
+        ref = step.get("workflow") if isinstance(step, MappingNode) else None
+        if ctx.value_start is None or not isinstance(ref, ScalarNode) or not isinstance(ref.value, str):
+            return []
+        text = self.doc.text
+        start = ctx.value_start
+        end = text.find("\n", ctx.offset)
+        end = len(text) if end == -1 else end
+        node = self.node_at(ctx.path)
+        if isinstance(node, ScalarNode) and node.start <= ctx.offset <= node.end:
+            end = node.end - 1 if node.style in ("'", '"') and node.end > start else node.end
+        if text[start : start + 1] in ("|", ">"):  # a block scalar: the program starts on the next line
+            start = text.find("\n", start) + 1
+            if start == 0 or start > ctx.offset:
+                return []
+        from lait_core.language.jq_objects import key_places
+
+        src = text[start:end]
+        places = key_places(src)
+        cursor = ctx.offset - start
+        here = next((p for p in places if p.holds(cursor)), None)
+        if here is None:
+            return []
+        found = child_inputs(ref.value, self.env.path, self.config, self.env.reader)
+        if found is None:
+            return []
+        child, specs = found
+        present = {p.name for p in places if p is not here}
+        if here.name:
+            rng = self.range(start + here.start, start + here.end)
+        else:
+            rng = self.range(ctx.offset, ctx.offset)
+        colon = re.match(r"[ \t\r\n]*:", src[here.end + (1 if here.quoted else 0) :]) is not None
+        out: list[CompletionItem] = []
+        ordered = [s for s in specs if s.required] + [s for s in specs if not s.required]
+        for i, spec in enumerate(ordered):
+            if spec.name in present:
+                continue
+            name = spec.name
+            if not here.quoted and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                name = json.dumps(name, ensure_ascii=False)
+            insert = name if here.quoted or colon else f"{name}: "
+            out.append(
+                CompletionItem(
+                    spec.name,
+                    ItemKind.FIELD,
+                    rng,
+                    insert,
+                    _input_detail(spec),
+                    _input_doc(spec, ref.value, child),
+                    filter_text=spec.name,
+                    sort_text=f"{0 if spec.required else 1}{i:04d}",
+                )
+            )
+        return out
+
+
+def _input_detail(spec: InputSpec) -> str:
+    parts = ["required input" if spec.required else "optional input"]
+    if spec.type:
+        parts.append(spec.type)
+    if spec.default:
+        parts.append(f"= {spec.default}")
+    return " · ".join(parts)
+
+
+def _input_doc(spec: InputSpec, ref: str, child: Path) -> str:
+    lines = [f"Input `{spec.name}` of `{ref}` (`{child.name}`)."]
+    if spec.description:
+        lines.append(spec.description)
+    lines.append(f"Type: `{spec.type}`" if spec.type else "Type: any value")
+    lines.append(
+        f"Optional: defaults to `{spec.default}`."
+        if not spec.required
+        else "Required: the child fails without it."
+    )
+    return "\n\n".join(lines)
 
 
 def _key_doc(key: str, info: FieldInfo, owner: type[BaseModel]) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SIMPLE_STRING = re.compile(r'"((?:[^"\\]|\\[^(])*)"')
@@ -90,3 +91,64 @@ def top_object_keys(src: str) -> list[tuple[int, int, str]]:
                 expect_key = False
         i += 1
     return []
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPlace:
+    """Where a key of the top-level object literal is (or is being) written."""
+
+    start: int
+    """Where the key's name starts (after the opening quote of a quoted key)."""
+    end: int
+    name: str
+    quoted: bool
+    free: int
+    """Where the key's slot begins (after the ``{`` or ``,``); spaces lie between ``free`` and ``start``."""
+
+    def holds(self, cursor: int) -> bool:
+        """The cursor is on this key's name (or in the empty slot before it)."""
+        return self.start <= cursor <= self.end or (not self.name and self.free <= cursor <= self.start)
+
+
+def key_places(src: str) -> list[KeyPlace]:
+    """Every key place of the object literal that starts the program, tolerant of unfinished text
+    (what someone is typing): an unclosed object, an unterminated key string, an empty slot after
+    ``,``. [] when the program does not start with ``{``."""
+    n = len(src)
+    i = _skip_space(src, 0)
+    if i >= n or src[i] != "{":
+        return []
+    out: list[KeyPlace] = []
+
+    def slot(free: int) -> int:
+        j = _skip_space(src, free)
+        if j < n and src[j] == '"':
+            end = skip_string(src, j)
+            close = end - 1 if end <= n and src[end - 1 : end] == '"' and end - 1 > j else n
+            out.append(KeyPlace(j + 1, close, src[j + 1 : close], True, free))
+            return end
+        m = _IDENT.match(src, j)
+        if m:
+            out.append(KeyPlace(j, m.end(), m.group(0), False, free))
+            return m.end()
+        out.append(KeyPlace(j, j, "", False, free))
+        return j
+
+    depth = 0
+    while i < n:
+        c = src[i]
+        if c == '"':
+            i = skip_string(src, i)
+        elif c in "{[(":
+            depth += 1
+            i = slot(i + 1) if depth == 1 else i + 1
+        elif c in "}])":
+            depth -= 1
+            if depth == 0:
+                break
+            i += 1
+        elif depth == 1 and c == ",":
+            i = slot(i + 1)
+        else:
+            i += 1
+    return out

@@ -118,7 +118,8 @@ def compute(ls: LaitServer, params: lsp.CompletionParams, cache: _Cache) -> lsp.
     except Exception:  # an unreadable config only means fewer names
         log.debug("no configuration for %s", uri, exc_info=True)
     trigger = params.context.trigger_character if params.context else None
-    items = complete(prepared, position, Environment(path, config), trigger)
+    env = Environment(path, config, reader=lambda p: ls.overlay.read(p).text)
+    items = complete(prepared, position, env, trigger)
     options = _client_item(ls)
     snippets = bool(options and options.snippet_support)
     formats = options.documentation_format if options else None

@@ -1,5 +1,6 @@
 """A workflow step's ``with:`` keys name the child workflow's ``inputs:``: definition from a key goes
-to the input, references of the input include the key, and renaming the input renames the key."""
+to the input, references of the input include the key, renaming the input renames the key, and
+completion at a key offers the child's inputs not given yet (required first)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ CHILD = """\
 inputs:
   «repo»: string
   «count»: integer
+  level: {type: integer, default: 2, description: How deep 🌊}
+  owner: {description: 日本語の説明}
 steps:
   - prompt: "😀 {{ inputs.«repo» }} {{ inputs.count }}"
 """
@@ -58,6 +61,40 @@ async def test_with_keys_link_to_the_child_inputs(client: LanguageClient, tmp_pa
     new_child = apply_edits(files["workflows/child.yml"].text, edit.changes[child_uri])
     assert "  repository: string" in new_child and "{{ inputs.repository }}" in new_child
 
+    # completion of the child's inputs in a one-line object and in a block scalar (UTF-16 positions)
+    for source, expected in (
+        (
+            "steps:\n  - workflow: child.yml\n    with: '{\"😀\": 1, count: 1, ‸}'\n",
+            ["repo", "owner", "level"],
+        ),
+        (
+            "steps:\n  - workflow: ./child.yml\n    with: |\n      {\n        repo: 1,\n        ‸\n      }\n",
+            ["count", "owner", "level"],
+        ),
+    ):
+        m = marked(source)
+        other = tmp_path / "workflows" / "other.yml"
+        other.write_text(m.text, encoding="utf-8")
+        items = await complete(client, open_doc(client, other), m.at)
+        assert [i.label for i in items] == expected
+        assert all(i.text_edit is not None and i.text_edit.range.start == m.at for i in items)
+        level = items[-1]
+        assert level.detail == "optional input · integer · = 2"
+        assert (
+            isinstance(level.documentation, lsp.MarkupContent) and "How deep 🌊" in level.documentation.value
+        )
+        client.text_document_did_close(
+            lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=other.as_uri()))
+        )
+
+
+async def complete(client: LanguageClient, uri: str, at: lsp.Position) -> list[lsp.CompletionItem]:
+    found = await client.text_document_completion_async(
+        lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=at)
+    )
+    items = found.items if isinstance(found, lsp.CompletionList) else found or []
+    return sorted(items, key=lambda i: i.sort_text or i.label)
+
 
 @pytest.mark.asyncio
 async def test_with_keys_of_a_child_called_by_its_registered_name(
@@ -78,3 +115,16 @@ async def test_with_keys_of_a_child_called_by_its_registered_name(
     assert isinstance(found, list) and [(d.uri, d.range) for d in found] == [
         (child_uri, files["workflows/child.yml"].ranges[1])
     ]
+    # completion by registered name: the key being typed is replaced, keys given are left out
+    m = marked("steps:\n  - workflow: kid\n    with: '{re‸p, owner: 1}'\n")
+    other = tmp_path / "workflows" / "other.yml"
+    other.write_text(m.text, encoding="utf-8")
+    items = await complete(client, open_doc(client, other), m.at)
+    assert [(i.label, i.detail) for i in items] == [
+        ("repo", "required input · string"),
+        ("count", "required input · integer"),
+        ("level", "optional input · integer · = 2"),
+    ]
+    edit = items[0].text_edit
+    assert isinstance(edit, lsp.TextEdit) and edit.new_text == "repo: "  # no ':' follows yet
+    assert (edit.range.start.character, edit.range.end.character) == (12, 15)

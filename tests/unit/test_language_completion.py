@@ -515,3 +515,56 @@ def test_speed_on_a_thousand_line_workflow() -> None:
             complete(doc, doc.index.position(doc.index.line_start(line) + col), ENV)
             times.append(time.perf_counter() - start)
         assert statistics.median(times) < 0.1
+
+
+CHILD_INPUTS = """\
+inputs:
+  count:
+    type: integer
+    default: 3
+    description: How many 😀
+  repo: string
+  owner:
+    type: [string, "null"]
+    description: Who owns it
+steps:
+  - prompt: hi
+"""
+
+
+def test_with_keys_offer_the_child_inputs(tmp_path: Path) -> None:
+    (tmp_path / "child.yml").write_text(CHILD_INPUTS, encoding="utf-8")
+    env = Environment(
+        tmp_path / "main.yml", Config.model_validate({"workflows": {"kid": str(tmp_path / "child.yml")}})
+    )
+    flow = "steps:\n  - workflow: ./child.yml\n    with: '{repo: $inputs.x, ‸}'\n"
+    found = items(flow, env=env)
+    # required first (file order), then optional; keys already given are not offered
+    assert [(i.label, i.detail) for i in found] == [
+        ("owner", "required input · string|null"),
+        ("count", "optional input · integer · = 3"),
+    ]
+    assert sorted(found, key=lambda i: i.sort_text or "")[0].label == "owner"
+    assert "How many 😀" in found[1].documentation and "defaults to `3`" in found[1].documentation
+    assert accept(flow, "count", env=env).endswith("with: '{repo: $inputs.x, count: }'\n")
+    # a block scalar, by registered name, a word being typed (replaced whole), a key after the cursor excluded
+    block = "steps:\n  - workflow: kid\n    with: |\n      {\n        ow‸ner,\n        count: 1\n      }\n"
+    found = items(block, env=env)
+    assert [i.label for i in found] == ["repo", "owner"]
+    assert accept(block, "owner", env=env).count("owner") == 1
+    # a quoted key: the name only
+    assert [i.insert for i in items("steps:\n  - workflow: kid\n    with: '{\"c‸\": 1}'\n", env=env)] == [
+        "repo",
+        "owner",
+        "count",
+    ]
+    # not at a key: a value, a program that is not an object, an unknown child
+    for text in (
+        "steps:\n  - workflow: kid\n    with: '{repo: ‸}'\n",
+        "steps:\n  - workflow: kid\n    with: '.x | ‸'\n",
+        "steps:\n  - workflow: nobody\n    with: '{‸}'\n",
+    ):
+        assert items(text, env=env) == [], text
+    # the editor's unsaved text of the child wins over the disk
+    unsaved = Environment(env.path, env.config, reader=lambda p: "inputs:\n  fresh: string\n")
+    assert labels("steps:\n  - workflow: kid\n    with: '{‸}'\n", env=unsaved) == ["fresh"]
