@@ -49,7 +49,9 @@ def register(server: LaitServer) -> None:
     @server.feature(lsp.WORKSPACE_SYMBOL)
     async def symbols(ls: LaitServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.WorkspaceSymbol] | None:
         try:
-            found = await asyncio.to_thread(workspace_symbols, project_of(ls), workspace_roots(ls, with_open_folders=True), params.query)
+            found = await asyncio.to_thread(
+                workspace_symbols, project_of(ls), workspace_roots(ls, with_open_folders=True), params.query
+            )
             return [
                 lsp.WorkspaceSymbol(
                     name=s.name,
