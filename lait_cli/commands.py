@@ -2,9 +2,9 @@
 
 - :data:`REFERENCE_COMMANDS` is the one list of the reference's subcommand names. A first
   positional argument that names one of them is that subcommand, never a prompt. A name with no
-  registered command yet gets a stand-in that exits 2 with ``lait: 'lait NAME' is not available in
-  this version`` — computed as "reference names minus registered commands", so a module that
-  registers a new command needs no change here.
+  command yet gets a stand-in that exits 2 with ``lait: 'lait NAME' is not available in this
+  version`` — computed as "reference names minus the command table" (:data:`lait_cli.lazy.COMMANDS`),
+  so a new command needs its line in that table only.
 - :data:`GLOBAL_OPTIONS` are valid everywhere: before the subcommand (the root callback in
   ``main.py`` stores them in ``GLOBALS``) and after it, at any depth (``lait run wf.yml x
   --no-env``, ``lait agent --no-config list``): :func:`hoist_globals` moves those given after the
@@ -21,9 +21,10 @@ Top-level imports are typer and the standard library only.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,27 +108,31 @@ def _not_available(name: str) -> Callable[[], None]:
     return stand_in
 
 
-def registered_names(app: typer.Typer) -> set[str]:
-    """Every subcommand name a module registered (hidden ones included, stand-ins not)."""
-    stand_ins = {i.name for i in app.registered_commands if getattr(i.callback, STAND_IN, False)}
-    return set(command_names(app, hidden=True)) - stand_ins
-
-
 def missing_commands(registered: Iterable[str]) -> list[str]:
     """The reference's subcommands with no registered command (in the reference's order)."""
     have = set(registered)
     return [name for name in REFERENCE_COMMANDS if name not in have]
 
 
-def add_stand_ins(app: typer.Typer) -> None:
-    """Register a hidden stand-in for each reference name that no module registered (idempotent)."""
-    for name in missing_commands(command_names(app, hidden=True)):
-        app.command(
-            name=name,
-            hidden=True,
-            add_help_option=False,
-            context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-        )(_not_available(name))
+def stand_in_command(name: str) -> Any:
+    """The hidden click command that answers ``lait NAME ...`` with "not available" (exit 2)."""
+    from lait_cli.lazy import TYPER_SETTINGS
+
+    app = typer.Typer(**TYPER_SETTINGS)
+    app.command(
+        name=name,
+        hidden=True,
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )(_not_available(name))
+    return typer.main.get_group(app).commands[name]
+
+
+def stand_ins() -> dict[str, Callable[[], Any]]:
+    """A stand-in (its builder) for each reference name the command table lacks."""
+    from lait_cli.lazy import COMMANDS
+
+    return {name: functools.partial(stand_in_command, name) for name in missing_commands(COMMANDS)}
 
 
 # -- global options after the subcommand ---------------------------------------------------------
@@ -193,7 +198,7 @@ def hoist_globals(tree: Any, args: list[str]) -> list[str]:
             break
         commands = getattr(command, "commands", None)
         if not token.startswith("-") or token == "-":
-            if isinstance(commands, dict) and token in commands:
+            if isinstance(commands, Mapping) and token in commands:
                 command = commands[token]
             rest.append(token)
             i += 1
@@ -212,8 +217,8 @@ def hoist_globals(tree: Any, args: list[str]) -> list[str]:
 
 
 def build(app: typer.Typer) -> Any:
-    """The click command tree of ``app`` (stand-ins for missing reference names added first)."""
-    add_stand_ins(app)
+    """The click command tree of ``app``: its root group imports a command's module when the command
+    is looked up (:class:`lait_cli.lazy.LazyGroup`)."""
     return typer.main.get_command(app)
 
 
@@ -256,25 +261,6 @@ def is_global(option: str) -> bool:
     )
 
 
-def command_names(app: typer.Typer, *, hidden: bool = False) -> dict[str, str]:
-    """The registered subcommands (name -> one-line help), hidden ones only with ``hidden``."""
-    names: dict[str, str] = {}
-    for info in app.registered_commands:
-        if info.hidden and not hidden:
-            continue
-        name = info.name or (info.callback.__name__.replace("_", "-") if info.callback else None)
-        if name:
-            names[name] = (info.help or "").strip().splitlines()[0] if info.help else ""
-    for group in app.registered_groups:
-        if group.hidden and not hidden:
-            continue
-        name = group.name or (group.typer_instance.info.name if group.typer_instance else None)
-        if isinstance(name, str) and name:
-            text = group.help if isinstance(group.help, str) else ""
-            names[name] = text.strip().splitlines()[0] if text.strip() else ""
-    return names
-
-
 def stdin_is_tty() -> bool:
     try:
         return sys.stdin is not None and sys.stdin.isatty()
@@ -290,11 +276,11 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
     Exits with 2 when a chat option precedes a subcommand (spec 1.1).
     """
     from lait_cli.chat import CHAT_VALUE_OPTIONS, chat_app
+    from lait_cli.lazy import command_names
 
-    registered = command_names(app)
     scan = scan_arguments(args, CHAT_VALUE_OPTIONS)
     subcommand = scan.positional is not None and not scan.after_dashdash
-    every = command_names(app, hidden=True)
+    every = command_names(hidden=True)
     if subcommand and (scan.positional in every or scan.positional in REFERENCE_COMMANDS):
         for option in scan.options:
             if not is_global(option):
@@ -306,4 +292,4 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
         return tree, hoist_globals(tree, args)
     if scan.positional is None and not scan.after_dashdash and any(o in VERSION_FLAGS for o in scan.options):
         return build(app), args
-    return typer.main.get_command(chat_app(registered)), args
+    return typer.main.get_command(chat_app(command_names())), args

@@ -13,7 +13,7 @@ Top-level imports are typer and the standard library only; the scripts are plain
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
 import typer
@@ -219,9 +219,9 @@ def candidates(words: list[str], current: int) -> list[str]:
     """Completions for ``words[current]`` (``words`` are the arguments after ``lait``)."""
     import lait_cli.main as cli
     from lait_cli.chat import CHAT_VALUE_OPTIONS, chat_app
-    from lait_cli.commands import build, command_names
+    from lait_cli.commands import build
+    from lait_cli.lazy import command_names, visible_names
 
-    cli._register()
     tree = build(cli.app)
     while len(words) <= current:
         words.append("")
@@ -232,7 +232,7 @@ def candidates(words: list[str], current: int) -> list[str]:
     path: list[str] = []
     positionals: list[str] = []
     i = 0
-    chat_options = typer.main.get_command(chat_app(command_names(cli.app)))
+    chat_options = typer.main.get_command(chat_app(command_names()))
     in_chat = False
     while i < len(before):
         word = before[i]
@@ -246,7 +246,7 @@ def candidates(words: list[str], current: int) -> list[str]:
             i += 1
             continue
         subs = getattr(command, "commands", None)
-        if not in_chat and isinstance(subs, dict) and word in subs and not positionals:
+        if not in_chat and isinstance(subs, Mapping) and word in subs and not positionals:
             command = subs[word]
             path.append(word)
         else:
@@ -268,9 +268,8 @@ def candidates(words: list[str], current: int) -> list[str]:
             opts = _options(chat_options) + [o for o in opts if o not in _options(chat_options)]
         return _match(prefix, opts)
     subs = getattr(command, "commands", None)
-    if isinstance(subs, dict) and not positionals and not in_chat:
-        visible = [n for n, c in subs.items() if not getattr(c, "hidden", False)]
-        return _match(prefix, sorted(visible))
+    if isinstance(subs, Mapping) and not positionals and not in_chat:
+        return _match(prefix, sorted(visible_names(subs)))
     key = tuple(path)
     if key in FIXED_POSITIONALS and not positionals:
         return _match(prefix, FIXED_POSITIONALS[key])

@@ -1,5 +1,6 @@
-"""`lait` entry point. Top-level imports are typer and the standard library only: every command
-imports what it needs when it runs, so `lait --version` and `lait lint` stay fast."""
+"""`lait` entry point. Top-level imports are typer and the standard library only: a command's module
+is imported only when that command runs (:mod:`lait_cli.lazy`), and every command imports what it
+needs when it runs, so `lait --version`, `lait lint` and a bare chat stay fast."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from typing import Annotated
 import typer
 
 from lait_cli.common import GLOBALS, _version
+from lait_cli.lazy import TYPER_SETTINGS, LazyGroup
 
 app = typer.Typer(
     name="lait",
+    cls=LazyGroup,  # a command's module is imported when the command is looked up (lait_cli.lazy)
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
     help="Lint, explain and run LLM agents and workflows kept as files.",
+    **TYPER_SETTINGS,
 )
 
 
@@ -56,62 +57,6 @@ def root(
     check_conflicts(GLOBALS)
 
 
-def _register() -> None:
-    from lait_cli import (
-        agent,
-        cache,
-        chat_command,
-        compare,
-        completion,
-        doctor,
-        eval,
-        graph,
-        history,
-        init,
-        lint,
-        lists,
-        ls,
-        man,
-        mcp,
-        models,
-        prompt,
-        rule,
-        run,
-        runs,
-        schema,
-        serve,
-        sessions,
-        test,
-        trace,
-    )
-
-    lint.register(app)
-    schema.register(app)
-    rule.register(app)
-    ls.register(app)
-    mcp.register(app)
-    run.register(app)
-    agent.register(app)
-    graph.register(app)
-    lists.register(app)
-    doctor.register(app)
-    init.register(app)
-    models.register(app)
-    prompt.register(app)
-    serve.register(app)
-    chat_command.register(app)
-    sessions.register(app)
-    completion.register(app)
-    man.register(app)
-    compare.register(app)
-    trace.register(app)
-    history.register(app)
-    cache.register(app)
-    runs.register(app)
-    test.register(app)
-    eval.register(app)
-
-
 def _load_env(argv: list[str]) -> None:
     head = argv[: argv.index("--")] if "--" in argv else argv
     if "--no-env" in head:
@@ -134,7 +79,6 @@ def main(argv: list[str] | None = None) -> None:
 
     redacting.install()  # no credential of a URL, no configured secret is ever printed on stderr
     _load_env(args)
-    _register()
     from lait_cli.commands import select
 
     entry, args = select(app, args)  # the subcommand tree, or bare chat (`lait [OPTIONS] [PROMPT]`)

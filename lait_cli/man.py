@@ -5,6 +5,7 @@ written from the same command tree ``--help`` prints, so they never drift from i
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
@@ -98,16 +99,16 @@ def page(path: list[str], command: Any, version: str, see_also: list[str]) -> st
 def pages(version: str) -> list[tuple[str, str]]:
     import lait_cli.main as cli
     from lait_cli.chat import chat_app
-    from lait_cli.commands import build, command_names
+    from lait_cli.commands import build
+    from lait_cli.lazy import command_names
 
-    cli._register()
     tree = build(cli.app)
     out: list[tuple[str, str]] = []
     leaves: list[tuple[list[str], Any]] = []
 
     def walk(path: list[str], command: Any) -> None:
         subs = getattr(command, "commands", None)
-        if isinstance(subs, dict):
+        if isinstance(subs, Mapping):
             for name, sub in subs.items():
                 if not getattr(sub, "hidden", False):
                     walk([*path, name], sub)
@@ -116,7 +117,7 @@ def pages(version: str) -> list[tuple[str, str]]:
 
     walk([], tree)
     names = ["-".join(["lait", *p]) for p, _ in leaves]
-    chat = typer.main.get_command(chat_app(command_names(cli.app)))
+    chat = typer.main.get_command(chat_app(command_names()))
     out.append(("lait.1", page([], chat, version, names)))
     for path, command in leaves:
         out.append(("-".join(["lait", *path]) + ".1", page(path, command, version, ["lait"])))

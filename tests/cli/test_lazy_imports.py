@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from lait_cli.lazy import COMMANDS
 from tests.cli.conftest import EXAMPLES
+from tests.peers.openai_server import ScriptedOpenAIServer, text
 
 HEAVY = ("mcp", "pygls", "lsprotocol", "httpx", "httpx2", "anyio", "starlette", "llama_cpp", "keyring")
 
@@ -26,13 +28,22 @@ except SystemExit as exc:
     code = exc.code
 heavy = {HEAVY!r}
 loaded = sorted({{name.split(".")[0] for name in sys.modules}} & set(heavy))
-sys.stderr.write("LAIT-TEST-RESULT " + json.dumps({{"code": code, "loaded": loaded}}) + "\\n")
+result = {{"code": code, "loaded": loaded, "modules": sorted(sys.modules)}}
+sys.stderr.write("LAIT-TEST-RESULT " + json.dumps(result) + "\\n")
 """
 
 
 def _imports_of(
     args: list[str], cwd: Path, env: dict[str, str], prelude: str = ""
 ) -> tuple[object, list[str]]:
+    code, loaded, _ = _run(args, cwd, env, prelude)
+    return code, loaded
+
+
+def _run(
+    args: list[str], cwd: Path, env: dict[str, str], prelude: str = ""
+) -> tuple[object, list[str], set[str]]:
+    """(exit code, the HEAVY packages imported, every module imported) of ``main(args)``."""
     done = subprocess.run(
         [sys.executable, "-c", prelude + SNIPPET, json.dumps(args)],
         cwd=cwd,
@@ -40,12 +51,13 @@ def _imports_of(
         capture_output=True,
         text=True,
         timeout=120,
+        stdin=subprocess.DEVNULL,
     )
     assert "Traceback" not in done.stderr, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("LAIT-TEST-RESULT ")]
     assert len(lines) == 1, done.stderr
     result = json.loads(lines[0].removeprefix("LAIT-TEST-RESULT "))
-    return result["code"], result["loaded"]
+    return result["code"], result["loaded"], set(result["modules"])
 
 
 def test_heavy_modules_are_importable_here() -> None:
@@ -85,3 +97,45 @@ def test_version_and_lint_do_not_import_heavy_modules(
     code, loaded = _imports_of(args, work, lait_env)
     assert code in (None, 0, 3)
     assert loaded == []
+
+
+# -- lazy command registration (lait_cli.lazy) ------------------------------------------------------
+COMMAND_MODULES = {entry.module for entry in COMMANDS.values()}
+
+
+@pytest.mark.parametrize(
+    ("args", "own"),
+    [
+        (["--version"], set()),
+        (["--help"], set()),
+        (["lint", "examples/workflows/release.yml"], {"lait_cli.lint"}),
+        (["schema", "config"], {"lait_cli.schema"}),
+        (["run", "--help"], {"lait_cli.run"}),
+        (["lint", "examples", "--no-env"], {"lait_cli.lint"}),
+    ],
+    ids=["version", "help", "lint", "schema", "run-help", "global-after"],
+)
+def test_a_command_imports_only_its_own_module(
+    args: list[str], own: set[str], tmp_path: Path, lait_env: dict[str, str]
+) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    code, _, modules = _run(args, tmp_path, lait_env)
+    assert code in (None, 0)
+    assert modules & COMMAND_MODULES == own
+
+
+CHAT_NEVER = ("rich", "prompt_toolkit", "pygments", "mcp", "pygls", "trio", "click", "keyring")
+"""Packages a single-shot chat with no tools never needs (typer ships its own click)."""
+
+
+def test_a_chat_imports_no_command_module_and_no_terminal_ui(
+    tmp_path: Path, lait_env: dict[str, str]
+) -> None:
+    with ScriptedOpenAIServer() as server:
+        server.push(text("hello"))
+        args = ["--no-config", "--base-url", server.url, "--model", "m", "hi"]
+        code, _, modules = _run(args, tmp_path, lait_env)
+        assert len(server.bodies) == 1
+    assert code in (None, 0)
+    assert modules & COMMAND_MODULES == set()
+    assert {name.split(".")[0] for name in modules} & set(CHAT_NEVER) == set()

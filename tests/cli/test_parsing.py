@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import typer
 
 from lait_cli import commands
+from lait_cli.lazy import COMMANDS
 from tests.cli.conftest import Lait
 from tests.peers.openai_server import ScriptedOpenAIServer, text
 
@@ -32,41 +32,32 @@ def chat(lait: Lait) -> Lait:
 def _tree() -> object:
     import lait_cli.main as cli
 
-    cli._register()
     return commands.build(cli.app)
 
 
-# -- the stand-ins: reference names minus registered commands -------------------------------------
-def test_missing_commands_are_reference_names_minus_registered_ones() -> None:
-    app = typer.Typer()
-
-    @app.command(name="run")
-    def run() -> None: ...
-
-    assert commands.missing_commands(commands.registered_names(app)) == [
-        n for n in commands.REFERENCE_COMMANDS if n != "run"
-    ]
-    commands.add_stand_ins(app)
-    commands.add_stand_ins(app)  # idempotent
-    assert len(app.registered_commands) == len(commands.REFERENCE_COMMANDS)
-    assert commands.registered_names(app) == {"run"}  # stand-ins are not registered commands
-
-    later = typer.Typer()  # a module registering `doctor` needs no change to the command table
-    later.command(name="doctor")(run)
-    commands.add_stand_ins(later)
-    hidden = {i.name for i in later.registered_commands if i.hidden}
-    assert hidden == set(commands.REFERENCE_COMMANDS) - {"doctor"}
+# -- the stand-ins: reference names minus the command table ---------------------------------------
+def test_missing_commands_are_reference_names_minus_the_table() -> None:
+    assert commands.missing_commands(["run"]) == [n for n in commands.REFERENCE_COMMANDS if n != "run"]
+    missing = commands.missing_commands(COMMANDS)
+    assert set(commands.stand_ins()) == set(missing)
+    for name in missing:
+        stand_in = commands.stand_in_command(name)
+        assert stand_in.name == name and stand_in.hidden
+        assert getattr(stand_in.callback, commands.STAND_IN, False) is True
+    assert not set(missing) & set(COMMANDS)
 
 
 def test_every_reference_name_resolves_in_the_tree() -> None:
     tree = _tree()
     names = set(tree.commands)  # type: ignore[attr-defined]
     assert set(commands.REFERENCE_COMMANDS) <= names
+    assert set(COMMANDS) <= names
 
 
 DRIVER = """
 import contextlib, io, json, sys
 from lait_cli import commands
+from lait_cli.lazy import COMMANDS
 from lait_cli.main import main
 out = {}
 for name in commands.REFERENCE_COMMANDS:
@@ -88,10 +79,7 @@ def test_a_reference_name_is_a_subcommand_never_a_prompt(chat: Lait, server: Scr
     import subprocess
     import sys
 
-    import lait_cli.main as cli
-
-    cli._register()
-    missing = commands.missing_commands(commands.registered_names(cli.app))
+    missing = commands.missing_commands(COMMANDS)
     chat.env["OPENAI_BASE_URL"] = server.url
     chat.env["LLM_MODEL"] = "m"
     server.push(*[text("a model answered")] * 5)
