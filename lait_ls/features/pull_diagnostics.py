@@ -8,7 +8,8 @@ server announces ``diagnosticProvider`` (inter-file dependencies, workspace diag
 publishing; any change of a lait file (an edit, or a watched file created, changed or deleted) asks
 the client to pull again (``workspace/diagnostic/refresh``), so dependants are re-checked whether
 or not they are open. Without the option nothing changes: diagnostics are pushed for open documents
-(a client that pulls and also receives pushes would show every problem twice).
+(a client that pulls and also receives pushes would show every problem twice). A workspace pull
+repeated while nothing changed is answered without a re-lint (:mod:`lait_ls.features.workspace_pulls`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import asyncio
 import hashlib
 import logging
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +96,12 @@ def _version(ls: LaitServer, uri: str) -> int | None:
 async def workspace_reports(
     ls: LaitServer, previous: dict[str, str]
 ) -> list[lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport]:
+    from lait_ls.features import workspace_pulls
+
+    cached = workspace_pulls.unchanged(ls, previous, lambda uri: _version(ls, uri))
+    if cached is not None:
+        return cached
+    started, began = workspace_pulls.generation(ls), time.monotonic()
     roots = workspace_roots(ls)
     if not roots:
         return []
@@ -129,6 +137,7 @@ async def workspace_reports(
                 )
             )
         await asyncio.sleep(0)
+    workspace_pulls.remember(ls, started, began, out)
     return out
 
 
@@ -137,6 +146,9 @@ _REFRESH_ATTRIBUTE = "_lait_refresh_pending"
 
 def request_refresh(ls: LaitServer) -> None:
     """Ask the client to pull again (once per burst of changes), when it supports that."""
+    from lait_ls.features.workspace_pulls import changed
+
+    changed(ls)  # the next workspace pull lints again
     try:
         caps = ls.client_capabilities.workspace
         if caps is None or caps.diagnostics is None or not caps.diagnostics.refresh_support:

@@ -4,7 +4,9 @@ open (its model endpoint pointed at the scripted OpenAI-compatible server, plus 
 eliciting MCP server of tests/peers).
 
 One code-server for the whole module (starting one takes about 15 s); the tests run in file order
-and each leaves the workbench as it found it (dialogs closed, files saved or reverted).
+and each leaves the workbench as it found it (dialogs closed, files saved or reverted). The project
+also has a workflow with a problem that is never opened (the Problems panel lists it: pull
+diagnostics) and one with jq in every scalar style (coloured by lait-ls's semantic tokens).
 Installed by .ci/install-vscode-peer; a missing piece fails with the command to run.
 """
 
@@ -31,6 +33,30 @@ from tests.processes import running_with_marker
 
 ROOT = Path(__file__).resolve().parents[2]
 
+STALE = """name: stale
+description: Never opened in the editor; its problem is listed all the same.
+steps:
+  - agent: summariser
+"""
+"""A workflow no test opens: its problem (LAIT319) comes from the workspace pull."""
+
+COLOURS = """name: colours
+description: $steps.x.ok and .y > 1
+steps:
+  - id: x
+    jq: '{ok: true, y: 2}'
+  - id: check
+    when: $steps.x.ok and .y > 1
+    jq: |
+      $steps.x | {ok, y: (.y + 1)}
+  - id: quoted
+    when: '$steps.x.ok and .y > 1'
+    prompt: |
+      $steps.x | {ok, y: (.y + 1)}
+"""
+"""jq in a plain, a literal block and a single-quoted scalar (lines 7, 9, 11); the same texts as a
+plain description (line 2) and a literal block prompt (line 13), which are not jq."""
+
 
 class Session:
     def __init__(self, workbench: Workbench, llm: ScriptedOpenAIServer, workspace: Path, marker: str) -> None:
@@ -47,6 +73,8 @@ def session(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Se
     with ScriptedOpenAIServer() as llm:
         workspace = home / "project"
         prepare_project(workspace, llm.url)
+        (workspace / "workflows" / "stale.yml").write_text(STALE, encoding="utf-8")
+        (workspace / "workflows" / "colours.yml").write_text(COLOURS, encoding="utf-8")
         settings = {"lait.server.path": str(lait_ls_wrapper(home / "bin", marker)), "lait.debounce": 50}
         with code_server(home, workspace, vsix, settings, {}) as workbench:
             workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml$")
@@ -76,27 +104,44 @@ def lint_json(workspace: Path, relative: str) -> list[dict[str, Any]]:
     return found
 
 
+def problem_rows(problems: list[Any]) -> list[tuple[str, str, str, str, int, int]]:
+    return sorted((p.file, p.severity, p.message, p.code, p.line, p.column) for p in problems)
+
+
 def test_problems_panel_equals_lait_lint_for_an_edited_workflow(
     session: Session, workbench: Workbench
 ) -> None:
+    def wait_for_lint(what: str) -> None:
+        expected = sorted(
+            (d["file"], d["severity"], d["message"], d["code"], d["line"], d["column"])
+            for d in lint_json(session.workspace, ".")
+        )
+        seen: list[list[Any]] = [[]]
+
+        def shown() -> bool:
+            seen[0] = problem_rows(workbench.problems())
+            return seen[0] == expected
+
+        try:
+            wait_for(f"the Problems panel to equal lait lint ({what})", shown, 30)
+        except UiTimeout as e:
+            raise UiTimeout(f"{e}: expected {expected}, shown {seen[0]}") from None
+
     workbench.open_file("workflows/triage.yml")
-    assert workbench.problems() == []
+    # The workspace pull: a workflow that is not open has its problem listed, and nothing else.
+    wait_for_lint("a file that is not open")
+    assert {p.file for p in workbench.problems()} == {"workflows/stale.yml"}
     # Two typos, typed into the editor (line numbers of examples/workflows/triage.yml).
     workbench.replace_line(27, "output_schema: clasification")
     workbench.replace_line(38, "- agent: reviewr")
     workbench.save()
-    expected = [
-        (d["severity"], d["message"], d["code"], d["line"], d["column"])
-        for d in lint_json(session.workspace, "workflows/triage.yml")
-        if d["file"] == "workflows/triage.yml"
-    ]
-    assert len(expected) == 3 and {e[2] for e in expected} >= {"LAIT313", "LAIT319"}
+    triage = [d for d in lint_json(session.workspace, ".") if d["file"] == "workflows/triage.yml"]
+    assert len(triage) == 3 and {d["code"] for d in triage} >= {"LAIT313", "LAIT319"}
+    wait_for_lint("the edited workflow and the one that is not open")
 
-    def shown() -> list[tuple[str, str, str, int, int]] | None:
-        rows = [(p.severity, p.message, p.code, p.line, p.column) for p in workbench.problems()]
-        return rows if sorted(rows) == sorted(expected) else None
 
-    wait_for(f"the Problems panel to equal lait lint: {expected}", shown, 20)
+def triage_codes(workbench: Workbench) -> set[str]:
+    return {p.code for p in workbench.problems() if p.file == "workflows/triage.yml"}
 
 
 def test_a_quick_fix_is_applied(session: Session, workbench: Workbench) -> None:
@@ -111,7 +156,7 @@ def test_a_quick_fix_is_applied(session: Session, workbench: Workbench) -> None:
     workbench.save()
     lines = (session.workspace / "workflows" / "triage.yml").read_text(encoding="utf-8").splitlines()
     assert lines[37] == "          - agent: reviewer"
-    wait_for("LAIT319 gone", lambda: "LAIT319" not in {p.code for p in workbench.problems()}, 15)
+    wait_for("LAIT319 gone", lambda: "LAIT319" not in triage_codes(workbench), 15)
     # The other typo is fixed the same way, and the file is clean again.
     workbench.goto(27, 24)
     assert workbench.code_actions()[0] == "Replace with 'classification'"
@@ -121,7 +166,12 @@ def test_a_quick_fix_is_applied(session: Session, workbench: Workbench) -> None:
     assert (session.workspace / "workflows" / "triage.yml").read_text(encoding="utf-8") == (
         ROOT / "examples" / "workflows" / "triage.yml"
     ).read_text(encoding="utf-8")
-    wait_for("no problems", lambda: workbench.problems() == [], 15)
+    # Only the problem of the workflow that is not open is left.
+    wait_for(
+        "no problems but stale.yml's",
+        lambda: [(p.file, p.code) for p in workbench.problems()] == [("workflows/stale.yml", "LAIT319")],
+        15,
+    )
 
 
 def test_hover_shows_what_an_agent_name_resolves_to(workbench: Workbench) -> None:
@@ -131,6 +181,66 @@ def test_hover_shows_what_an_agent_name_resolves_to(workbench: Workbench) -> Non
     assert "agent reviewer" in hover
     assert "Reviews a change and lists concrete problems with file and line." in hover
     assert "agents/reviewer.md" in hover
+
+
+SPANS_BY_LINE = """() => {
+    const lines = [...document.querySelectorAll('.editor-group-container.active .view-lines .view-line')];
+    return lines.map(line => ({
+        top: parseFloat(line.style.top || '0'),
+        spans: [...line.querySelectorAll(':scope > span > span')].map(span => ({
+            text: span.textContent.replace(/\\u00a0/g, ' '),
+            color: getComputedStyle(span).color,
+            cls: span.className,
+        })),
+    })).sort((a, b) => a.top - b.top).map(line => line.spans);
+}"""
+"""The rendered lines of the active editor, top to bottom: each a list of its spans (text, computed
+colour, Monaco's token class)."""
+
+
+def test_jq_strings_are_coloured(workbench: Workbench, tmp_path: Path) -> None:
+    """lait-ls's semantic tokens colour jq with the default theme: `$steps` inside a jq string (plain,
+    literal block and quoted scalar) is shown in another colour than the same text in a description
+    and a prompt, which the YAML grammar colours exactly alike (it cannot tell jq from text)."""
+    workbench.open_file("workflows/colours.yml")
+    jq_lines, text_lines = (7, 9, 11), (2, 13)
+    seen: list[list[list[dict[str, str]]]] = [[]]
+
+    def steps_span(line: int) -> dict[str, str] | None:
+        spans = seen[0][line - 1] if line <= len(seen[0]) else []
+        return next((span for span in spans if span["text"].strip().startswith("$steps")), None)
+
+    def coloured() -> bool:
+        seen[0] = workbench.page.evaluate(SPANS_BY_LINE)
+        found = [steps_span(line) for line in (*jq_lines, *text_lines)]
+        if any(span is None for span in found):
+            return False
+        jq = {span["color"] for span in found[: len(jq_lines)] if span}
+        text = {span["color"] for span in found[len(jq_lines) :] if span}
+        return len(jq) == 1 and len(text) == 1 and jq != text
+
+    try:
+        wait_for("$steps coloured as a variable in the jq strings only", coloured, 30)
+    except UiTimeout as e:
+        shown = {line: seen[0][line - 1] for line in (*jq_lines, *text_lines) if line <= len(seen[0])}
+        raise UiTimeout(f"{e}; the lines showed {shown}") from None
+    assert "".join(s["text"] for s in seen[0][6]).strip() == "when: $steps.x.ok and .y > 1"
+    assert "".join(s["text"] for s in seen[0][1]).strip() == "description: $steps.x.ok and .y > 1"
+    for line in jq_lines:  # exactly `$steps` is the variable, `.x` is coloured apart from it
+        span = steps_span(line)
+        assert span is not None and span["text"] == "$steps", seen[0][line - 1]
+    # The description's and the prompt's text is one string-coloured span (no token inside).
+    for line in text_lines:
+        span = steps_span(line)
+        assert span is not None and "$steps.x" in span["text"], seen[0][line - 1]
+    # The jq variable's colour is not the string colour of the quote that opens its scalar.
+    quote = next(span for span in seen[0][10] if span["text"].strip().startswith("'"))
+    assert quote["color"] != (steps_span(11) or {})["color"]
+    picture = tmp_path / "vscode-jq-colours.png"
+    workbench.screenshot(picture)
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    print(f"screenshot of the coloured jq: {picture}")
+    workbench.picture("vscode-jq-colours")
 
 
 def test_completion_in_an_mcp_list_offers_the_configured_servers(workbench: Workbench) -> None:

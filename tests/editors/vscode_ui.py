@@ -243,6 +243,8 @@ class Problem:
     code: str
     line: int
     column: int
+    file: str = ""
+    """The file's path relative to the workspace folder, as its header row shows it."""
 
 
 @dataclass
@@ -450,26 +452,62 @@ class Workbench:
         self.press("Enter")
 
     # --- panels and widgets
+    _ROWS = """els => els.map(e => ({
+        index: Number(e.getAttribute('data-index') || '-1'),
+        last: e.getAttribute('data-last-element') === 'true',
+        label: e.getAttribute('aria-label') || '',
+        level: e.getAttribute('aria-level') || '',
+        name: (e.querySelector('.label-name') || {}).textContent || '',
+        folder: (e.querySelector('.label-description') || {}).textContent || '',
+        message: (e.querySelector('.marker-message') || {}).innerText || '',
+        code: (e.querySelector('.marker-code') || {}).innerText || '',
+        line: (e.querySelector('.marker-line') || {}).innerText || '',
+    }))"""
+
+    def _all_rows(self, panel: Locator) -> list[dict[str, Any]]:
+        """Every row of the Problems panel's list in order. The list renders only the rows in view:
+        when it is taller than the panel, it is scrolled through with the mouse wheel (and back)."""
+        # Not the sticky copies of a scrolled-away file header (.monaco-tree-sticky-container).
+        rows = panel.locator(".monaco-list-rows > .monaco-list-row")
+        seen: dict[int, dict[str, Any]] = {r["index"]: r for r in rows.evaluate_all(self._ROWS)}
+        sizes: dict[str, float] = panel.locator(".monaco-list").first.evaluate(
+            """e => ({rows: (e.querySelector('.monaco-list-rows') || {}).offsetHeight || 0,
+                      view: e.clientHeight})"""
+        )
+        box = panel.locator(".monaco-list").first.bounding_box()
+        if sizes["rows"] <= sizes["view"] + 1 or box is None:
+            return [seen[i] for i in sorted(seen)]
+        self.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        self.page.mouse.wheel(0, -100_000)
+        for _ in range(200):
+            time.sleep(0.05)  # the list renders the scrolled rows on the next frame
+            found = rows.evaluate_all(self._ROWS)
+            before = len(seen)
+            seen.update({r["index"]: r for r in found})
+            if any(r["last"] for r in found) and len(seen) == before:
+                break
+            self.page.mouse.wheel(0, sizes["view"] / 2)
+        self.page.mouse.wheel(0, -100_000)
+        return [seen[i] for i in sorted(seen)]
+
     def problems(self) -> list[Problem]:
-        """The Problems panel's rows (opened with Ctrl+Shift+M), file headers left out."""
+        """The Problems panel's rows (opened with Ctrl+Shift+M), file headers left out (each row
+        carries the file of the header above it)."""
         panel = self.page.locator(".markers-panel")
         if panel.count() == 0 or not panel.first.is_visible():
             self.press("Control+Shift+m")
             panel.first.wait_for(timeout=10_000)
-        rows: list[dict[str, str]] = panel.locator(".monaco-list-row").evaluate_all(
-            """els => els.map(e => ({
-                label: e.getAttribute('aria-label') || '',
-                message: (e.querySelector('.marker-message') || {}).innerText || '',
-                code: (e.querySelector('.marker-code') || {}).innerText || '',
-                line: (e.querySelector('.marker-line') || {}).innerText || '',
-            }))"""
-        )
+        rows = self._all_rows(panel)
         found = []
+        file = ""
         for row in rows:
             head = re.match(r"(Error|Warning|Info): ", row["label"])
             position = re.fullmatch(r"\[Ln (\d+), Col (\d+)\]", row["line"].strip())
             if head is None or position is None:
-                continue  # a file's header row
+                if row["level"] == "1":  # a file's header row: name, then its folder
+                    folder = row["folder"].strip()
+                    file = f"{folder}/{row['name'].strip()}" if folder else row["name"].strip()
+                continue
             found.append(
                 Problem(
                     severity=head.group(1).lower(),
@@ -477,6 +515,7 @@ class Workbench:
                     code=row["code"].strip(),
                     line=int(position.group(1)),
                     column=int(position.group(2)),
+                    file=file,
                 )
             )
         return found

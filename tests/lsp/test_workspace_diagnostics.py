@@ -218,8 +218,18 @@ async def test_change_of_a_file_asks_the_client_to_pull_again(
             break
         await asyncio.sleep(0.01)
     assert [r.method for r in registrations] == [lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    b_uri = (root / "workflows" / "b.yml").as_uri()
+    first = await workspace_report(pull_client)
+    assert any("nobody.md" in d.message for i in first.items if i.uri == b_uri for d in i.items)
+    held = [lsp.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in first.items]
     before = pull_client.diagnostic_refresh_count
     (root / "agents" / "nobody.md").write_text("---\nmodel: m\n---\nhi\n", encoding="utf-8")
+    # VS Code pulls the workspace again two seconds after each answer: while no watched file changed
+    # the server answers "unchanged" without linting (so it has not seen the file written meanwhile).
+    quiet = await workspace_report(pull_client, held)
+    assert quiet.items and all(
+        isinstance(i, lsp.WorkspaceUnchangedDocumentDiagnosticReport) for i in quiet.items
+    )
     pull_client.workspace_did_change_watched_files(
         lsp.DidChangeWatchedFilesParams(
             changes=[
@@ -232,6 +242,10 @@ async def test_change_of_a_file_asks_the_client_to_pull_again(
             break
         await asyncio.sleep(0.01)
     assert pull_client.diagnostic_refresh_count > before
+    # after the change the next workspace pull lints: b.yml is reported again, without the problem
+    changed = {i.uri: i for i in (await workspace_report(pull_client, held)).items}
+    assert isinstance(changed[b_uri], lsp.WorkspaceFullDocumentDiagnosticReport)
+    assert not any("nobody.md" in d.message for d in changed[b_uri].items)
     uri = open_doc(pull_client, root / "workflows" / "b.yml")
     report = await pull_client.text_document_diagnostic_async(
         lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))

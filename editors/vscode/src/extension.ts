@@ -96,8 +96,18 @@ async function pythonInterpreter(): Promise<string | undefined> {
   return setting && setting.includes("/") ? setting : undefined;
 }
 
+/** Whether the Problems panel lists every lait file of the workspace (pull diagnostics, see PROTOCOL.md). */
+function workspaceDiagnostics(): boolean {
+  return vscode.workspace.getConfiguration("lait").get<boolean>("diagnostics.workspace") ?? true;
+}
+
 /** The server's settings (initializationOptions; later changes arrive as workspace/didChangeConfiguration). */
-function laitSettings(): { approveTools: string; debounce: number; inlayHints: Record<string, boolean> } {
+function laitSettings(): {
+  approveTools: string;
+  debounce: number;
+  inlayHints: Record<string, boolean>;
+  diagnostics: "pull" | "push";
+} {
   const config = vscode.workspace.getConfiguration("lait");
   const inlayHints: Record<string, boolean> = {};
   for (const kind of ["modelAlias", "outputType", "forEachItem", "shellArgv"]) {
@@ -107,6 +117,10 @@ function laitSettings(): { approveTools: string; debounce: number; inlayHints: R
     approveTools: config.get<string>("approveTools") ?? "always",
     debounce: config.get<number>("debounce") ?? 150,
     inlayHints,
+    // "pull": the server announces textDocument/diagnostic and workspace/diagnostic and publishes
+    // nothing; vscode-languageclient then pulls open documents on change and the whole workspace
+    // in a loop (the server answers a repeated workspace pull cheaply while nothing changed).
+    diagnostics: workspaceDiagnostics() ? "pull" : "push",
   };
 }
 
@@ -198,6 +212,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
       { scheme: "file", language: "markdown" },
     ],
     initializationOptions: laitSettings(),
+    // Pull mode only (lait.diagnostics.workspace): pull an open document again on every change and
+    // on save; closed files come from the workspace pull.
+    diagnosticPullOptions: { onChange: true, onSave: true },
     synchronize: { configurationSection: "lait" },
     outputChannelName: "lait-ls",
   };
@@ -426,8 +443,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (/lait\.config\.ya?ml$/.test(document.uri.path)) void refreshStatus();
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration("lait.server")) {
-        void vscode.window.showInformationMessage("lait: restart the language server to use the new server setting?", "Restart").then((choice) => {
+      if (event.affectsConfiguration("lait.server") || event.affectsConfiguration("lait.diagnostics")) {
+        // The server path and the diagnostics mode are read when lait-ls starts.
+        void vscode.window.showInformationMessage("lait: restart the language server to use the new setting?", "Restart").then((choice) => {
           if (choice) void vscode.commands.executeCommand("lait.restartServer");
         });
       }

@@ -33,10 +33,14 @@ test("every method the extension uses is specified in PROTOCOL.md", () => {
   assert.deepEqual(protocol.CLIENT_CAPABILITY.requests, ["lait/approveToolCall", "lait/elicit", "lait/ask"]);
 });
 
-test("settings: lait.server.path (default: search) and lait.approveTools (default: always ask)", () => {
+test("settings: lait.server.path (default: search), lait.approveTools (default: always ask), lait.diagnostics.workspace (default: on)", () => {
   const properties = manifest.contributes.configuration.properties;
   assert.equal(properties["lait.server.path"]?.default, "");
   assert.equal(properties["lait.approveTools"]?.default, "always");
+  // Pull diagnostics (the Problems panel lists closed files too) unless switched off.
+  assert.equal(properties["lait.diagnostics.workspace"]?.default, true);
+  const extension = fs.readFileSync(path.join(root, "src", "extension.ts"), "utf8");
+  assert.match(extension, /diagnostics: workspaceDiagnostics\(\) \? "pull" : "push"/);
   assert.equal(manifest.main, "./dist/extension.js"); // bundled from out/extension.js by tools/bundle.js
   assert.ok(fs.existsSync(path.join(root, "out", "extension.js")));
   assert.ok("vscode-languageclient" in manifest.dependencies);

@@ -1,0 +1,96 @@
+"""Repeated ``workspace/diagnostic`` pulls answered without a re-lint while nothing changed.
+
+VS Code's language client (vscode-languageclient 9) pulls workspace diagnostics in a loop: two
+seconds after each answer it asks again, with the result ids it holds. Re-linting every lait file
+of the workspace each time would keep a core busy on a big project. The server knows when a lait
+file changes (an edit, a save, a watched file created, changed or deleted: each goes through
+:func:`lait_ls.features.pull_diagnostics.request_refresh`, which calls :func:`changed`), so a pull
+that comes with exactly the result ids of the last answer, with no change since, gets "unchanged"
+for every file at once.
+
+Decision: a full re-lint still happens at least every :data:`RELINT_SECONDS` (or ten times the last
+lint's duration, whichever is longer, so a slow project costs at most about a tenth of a core), to
+pick up what no watcher reports (a JSON schema file, the global config); and always when the client
+cannot watch files.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+if TYPE_CHECKING:
+    from lait_ls.server import LaitServer
+
+RELINT_SECONDS = 60.0
+
+Report = lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport
+
+
+@dataclass
+class _State:
+    generation: int = 0
+    """Bumped by every change of a lait file."""
+    answered: int | None = None
+    """The generation the last full answer was computed at."""
+    at: float = 0.0
+    """When that answer was ready (monotonic seconds)."""
+    took: float = 0.0
+    """How long it took."""
+    ids: dict[str, str] = field(default_factory=dict)
+    """uri -> result id of that answer."""
+
+
+_ATTRIBUTE = "_lait_workspace_pulls"
+
+
+def _state(ls: LaitServer) -> _State:
+    state = getattr(ls, _ATTRIBUTE, None)
+    if not isinstance(state, _State):
+        state = _State()
+        setattr(ls, _ATTRIBUTE, state)
+    return state
+
+
+def changed(ls: LaitServer) -> None:
+    """A lait file changed: the next workspace pull lints again."""
+    _state(ls).generation += 1
+
+
+def generation(ls: LaitServer) -> int:
+    return _state(ls).generation
+
+
+def unchanged(
+    ls: LaitServer, previous: dict[str, str], version: Callable[[str], int | None]
+) -> list[Report] | None:
+    """The answer "unchanged" for every file, when the client holds the last answer and nothing
+    changed since (None: lint). An open document's result id may come from its own document pull
+    (the client prefers those): only closed files' ids are compared."""
+    from lait_ls.features.watch import supports_watching
+
+    state = _state(ls)
+    if state.answered != state.generation or not supports_watching(ls):
+        return None
+    if time.monotonic() - state.at >= max(RELINT_SECONDS, 10 * state.took):
+        return None
+    if any(previous.get(uri) != rid for uri, rid in state.ids.items() if uri not in ls.open_uris):
+        return None
+    return [
+        lsp.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=rid, version=version(uri))
+        for uri, rid in state.ids.items()
+    ]
+
+
+def remember(ls: LaitServer, started: int, began: float, reports: list[Report]) -> None:
+    """Keeps the result ids of an answer computed from generation ``started`` (the lint began at
+    ``began``, monotonic seconds)."""
+    state = _state(ls)
+    state.answered = started
+    state.at = time.monotonic()
+    state.took = state.at - began
+    state.ids = {r.uri: r.result_id for r in reports if r.result_id is not None}
