@@ -1276,12 +1276,12 @@ async def main_async(args: argparse.Namespace) -> int:
             "load_before": os.getloadavg(),
             "servers": {},
         }
-        for server in ("lait-ls", "yaml-language-server"):
+        for server in () if args.workspace_only else ("lait-ls", "yaml-language-server"):
             print(f"measuring {server} ...", file=sys.stderr)
             results["servers"][server] = await run_server(server, root, logs, cases, args)
         results["load_after"] = os.getloadavg()
-        lines = report(results, args.sizes, args.request_size)
-        print("\n".join(lines))
+        if not args.workspace_only:
+            print("\n".join(report(results, args.sizes, args.request_size)))
         print(
             f"\nload average before/after: {results['load_before'][0]:.2f} / {results['load_after'][0]:.2f} "
             f"({os.cpu_count()} CPUs); JSON: {OUT_FILE}"
@@ -1294,7 +1294,10 @@ async def main_async(args: argparse.Namespace) -> int:
             print(
                 f"\nworkspace/diagnostic on the lint bench project ({ws['files']} files, {ws['findings']} findings): "
                 f"cold {fmt(ws['workspace_diagnostic_cold']['median_ms'])} ms, warm "
-                f"{fmt(ws['workspace_diagnostic_warm']['median_ms'])} ms; lait lint {fmt(ws['lait_lint']['median_ms'])} ms"
+                f"{fmt(ws['workspace_diagnostic_warm']['median_ms'])} ms (no change), "
+                f"{fmt(ws['workspace_diagnostic_one_agent_changed']['median_ms'])} ms (one agent changed: "
+                f"{ws['full_reports_after_one_change']} full reports); lait lint {fmt(ws['lait_lint']['median_ms'])} ms"
+                f"\n- ratio warm / lait lint: {ws['ratio_warm']:.3f}"
                 f"\n- ratio cold / lait lint: {ws['ratio_cold']:.3f} <= {WORKSPACE_RATIO_TARGET} -> {verdict}"
             )
         OUT_FILE.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -1314,7 +1317,8 @@ async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int)
     """``workspace/diagnostic`` (pull mode) on the project of bench/lint_vs_check_jsonschema.py with
     ``n`` workflows, against ``lait lint <project>`` on the same files (both search for a config and
     find none; the global config is isolated). Each run of lait-ls is a fresh server: the first
-    request after ``initialize`` (cold) and a second one (warm, every file unchanged)."""
+    request after ``initialize`` (cold), a second one (warm, every file unchanged: answered from the
+    per-file cache) and a third after one agent file changed on disk (it and its callers re-checked)."""
     sys.path.insert(0, str(BENCH))
     import lint_vs_check_jsonschema as corpus_bench
 
@@ -1338,6 +1342,8 @@ async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int)
         findings = len(json.loads(proc.stdout or "[]"))
     cold: list[float] = []
     warm: list[float] = []
+    one_change: list[float] = []
+    full_after_change: list[int] = []
     reported = 0
     for k in range(runs):
         client = LspClient(
@@ -1361,6 +1367,19 @@ async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int)
                 "workspace/diagnostic", {"previousResultIds": previous}, timeout=600
             )
             warm.append(ms)
+            # one agent changes on disk (a comment line added to its body: the same findings): it
+            # and the workflows that use it are linted again, the rest come from the cache
+            agent = corpus.agents[k % len(corpus.agents)]
+            agent.write_text(agent.read_text(encoding="utf-8") + f"\n<!-- edited {k} -->\n", encoding="utf-8")
+            result, ms = await client.request(
+                "workspace/diagnostic", {"previousResultIds": previous}, timeout=600
+            )
+            one_change.append(ms)
+            changed_items = result.get("items", [])
+            full_after_change.append(sum(1 for i in changed_items if i.get("kind") == "full"))
+            reported_after = sum(len(i.get("items", [])) for i in changed_items if i.get("kind") == "full")
+            if reported_after > findings:
+                raise SystemExit(f"after one change: {reported_after} problems in full reports")
         finally:
             await client.stop()
     if reported != findings:
@@ -1372,6 +1391,9 @@ async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int)
         "lait_lint": stats_of(lint_ms),
         "workspace_diagnostic_cold": stats_of(cold),
         "workspace_diagnostic_warm": stats_of(warm),
+        "workspace_diagnostic_one_agent_changed": stats_of(one_change),
+        "full_reports_after_one_change": full_after_change,
+        "ratio_warm": round(statistics.median(warm) / statistics.median(lint_ms), 4),
         "ratio_cold": round(statistics.median(cold) / statistics.median(lint_ms), 4),
     }
 
@@ -1553,6 +1575,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--workspace", type=int, default=500, help="workflows of the workspace/diagnostic project (0: skip)"
     )
     p.add_argument("--workspace-runs", type=int, default=3, help="fresh servers (and lait lint runs) timed")
+    p.add_argument("--workspace-only", action="store_true", help="only the workspace/diagnostic measurement")
     p.add_argument("--keep", action="store_true", help="keep the generated files")
     p.add_argument("--profile", action="store_true", help="then profile lait-ls's diagnostics path")
     p.add_argument("--profile-sizes", type=int, nargs="+", help="sizes to profile (default: the largest)")

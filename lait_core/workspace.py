@@ -17,6 +17,7 @@ from lait_core.documents.config import LoadedConfig
 from lait_core.documents.models import Config
 from lait_core.documents.skill import SkillDocument, parse_skill
 from lait_core.documents.workflow import WorkflowDocument, parse_workflow
+from lait_core.source import reads
 from lait_core.source.files import Loaded, read_source
 
 D = TypeVar("D")
@@ -41,6 +42,8 @@ class Workspace:
         self._workflows: dict[str, WorkflowDocument | Loaded] = {}
         self._agents: dict[str, AgentDocument | Loaded] = {}
         self._skills: dict[str, SkillDocument | Loaded] = {}
+        self._read_by: dict[str, frozenset[str]] = {}
+        """The files each cached document's reading looked at (see :mod:`lait_core.source.reads`)."""
 
     @property
     def config(self) -> Config | None:
@@ -50,6 +53,7 @@ class Workspace:
         return self.loaded_config.config
 
     def read(self, path: Path) -> Loaded:
+        reads.note(path)
         return self._reader(path)
 
     def invalidate(self, path: Path | None = None) -> None:
@@ -68,9 +72,13 @@ class Workspace:
         key = canonical(path)
         cached = cache.get(key)
         if cached is None:
-            loaded = self.read(path)
-            cached = loaded if loaded.text is None else parse(loaded.text, display or str(path))
+            seen: set[str] = set()
+            with reads.recording(seen):
+                loaded = self.read(path)
+                cached = loaded if loaded.text is None else parse(loaded.text, display or str(path))
             cache[key] = cached
+            self._read_by[key] = frozenset(seen)
+        reads.note_all(self._read_by.get(key, (os.path.abspath(path),)))
         return cached
 
     def workflow(self, path: Path, display: str | None = None) -> WorkflowDocument | Loaded:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lait_core.source import reads
 from lait_core.source.files import read_source
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -48,6 +49,7 @@ class LoadedSchema:
 
 def load_schema_file(base: Path, relative: str) -> LoadedSchema:
     path = (base / relative) if not Path(relative).is_absolute() else Path(relative)
+    reads.note(path)
     loaded = read_source(path)
     if loaded.text is None:
         assert loaded.problem is not None

@@ -135,6 +135,12 @@ class Linter:
             self._workspaces[key] = ws
         return ws
 
+    def config_files(self) -> list[str]:
+        """The config files this linter has loaded (global and project), absolute."""
+        return sorted(
+            {os.path.abspath(d.path) for loaded in self._configs.values() for d in loaded.documents}
+        )
+
     def config_reports(self) -> dict[str, FileReport]:
         """Reports for every config file this run used (their parse errors and config-level checks)."""
         reports: dict[str, FileReport] = {}
@@ -235,9 +241,17 @@ class Linter:
         skills = config.skills if config else {}
         return lait_kind(path, loaded.text, workflows=workflows, agents=agents, skills=skills) is not None
 
-    def lint_paths(self, paths: list[str], *, only_lait_files: bool = False) -> LintResult:
+    def lint_paths(
+        self,
+        paths: list[str],
+        *,
+        only_lait_files: bool = False,
+        lint_file: Callable[[Path], FileReport] | None = None,
+    ) -> LintResult:
         """Lint files and directories. With ``only_lait_files`` (the pre-commit hook), files that are
-        not lait files by content are skipped instead of reported, even when named explicitly."""
+        not lait files by content are skipped instead of reported, even when named explicitly.
+        ``lint_file`` replaces :meth:`lint_file` for each file (an editor's per-file cache)."""
+        lint_one = lint_file or self.lint_file
         result = LintResult()
         found_configs: list[Path] = []
         for p in discover(paths):
@@ -247,7 +261,7 @@ class Linter:
                 continue
             if only_lait_files and not self.is_lait_file(path):
                 continue
-            result.reports.append(self.lint_file(path))
+            result.reports.append(lint_one(path))
         used = self.config_reports()
         for path in found_configs:
             key = canonical(path)

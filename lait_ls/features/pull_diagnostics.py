@@ -27,7 +27,8 @@ from lsprotocol import types as lsp
 from lait_core.cancel import CancelToken, cancellable
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigMode
-from lait_core.lint.engine import Linter, LintOptions
+from lait_core.lint.engine import FileReport, Linter, LintOptions
+from lait_core.lint.incremental import IncrementalLinter, Stamp, disk_stamp
 from lait_core.source.positions import LineIndex
 from lait_ls.features.diagnostics import compute, to_lsp
 from lait_ls.roots import workspace_roots
@@ -93,38 +94,76 @@ def _version(ls: LaitServer, uri: str) -> int | None:
         return None
 
 
+class _PullState:
+    """What the last workspace pull found, per file: the incremental linter (each file's report and
+    the stamps of what its lint looked at) and the LSP items made from each report."""
+
+    def __init__(self, ls: LaitServer) -> None:
+        texts = ls.overlay.texts
+
+        def stamp(path: str) -> Stamp:
+            text = texts.get(os.path.abspath(path))
+            return ("open", text) if text is not None else disk_stamp(path)
+
+        self.linter = IncrementalLinter(LintOptions(ConfigMode.SEARCH), reader=ls.overlay.read, stamp=stamp)
+        self.items: dict[str, tuple[FileReport, str, list[lsp.Diagnostic], str]] = {}
+        """Absolute path -> (the report, its uri, its LSP diagnostics, their result id)."""
+
+
+_STATE_ATTRIBUTE = "_lait_pull_state"
+
+
+def pull_state(ls: LaitServer) -> _PullState:
+    state = getattr(ls, _STATE_ATTRIBUTE, None)
+    if not isinstance(state, _PullState):
+        state = _PullState(ls)
+        setattr(ls, _STATE_ATTRIBUTE, state)
+    return state
+
+
 async def workspace_reports(
     ls: LaitServer, previous: dict[str, str]
 ) -> list[lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport]:
+    """One report per lait file under the workspace folders: ``unchanged`` when the client's previous
+    result id still holds, else ``full``. Only files whose lint inputs changed since the last pull are
+    linted again (:class:`~lait_core.lint.incremental.IncrementalLinter`); a pull repeated with no
+    change reported since is answered at once (:mod:`lait_ls.features.workspace_pulls`)."""
     from lait_ls.features import workspace_pulls
 
-    cached = workspace_pulls.unchanged(ls, previous, lambda uri: _version(ls, uri))
-    if cached is not None:
-        return cached
+    answered = workspace_pulls.unchanged(ls, previous, lambda uri: _version(ls, uri))
+    if answered is not None:
+        return answered
     started, began = workspace_pulls.generation(ls), time.monotonic()
     roots = workspace_roots(ls)
     if not roots:
         return []
+    state = pull_state(ls)
     token = CancelToken()
 
-    def run() -> list[tuple[str, list[Diagnostic]]]:
-        linter = Linter(LintOptions(ConfigMode.SEARCH), reader=ls.overlay.read)
+    def run() -> list[FileReport]:
         with cancellable(token):
-            result = linter.lint_paths(roots)
-        return [(os.path.abspath(r.path), r.diagnostics) for r in result.reports]
+            return state.linter.lint_paths(roots).result.reports
 
     try:
-        found = await asyncio.to_thread(run)
+        reports = await asyncio.to_thread(run)
     except asyncio.CancelledError:
         token.cancel()
         raise
     from lait_ls.features.definition import uri_of
 
     out: list[lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport] = []
-    for path, diags in found:
+    kept: dict[str, tuple[FileReport, str, list[lsp.Diagnostic], str]] = {}
+    for report in reports:
+        path = os.path.abspath(report.path)
         uri = uri_of(ls, path)
-        items = _items(ls, path, diags, uri)
-        rid = result_id(items)
+        cached = state.items.get(path)
+        if cached is not None and cached[0] is report and cached[1] == uri:
+            items, rid = cached[2], cached[3]
+        else:
+            items = _items(ls, path, report.diagnostics, uri)
+            rid = result_id(items)
+            await asyncio.sleep(0)
+        kept[path] = (report, uri, items, rid)
         version = _version(ls, uri)
         if previous.get(uri) == rid:
             out.append(
@@ -136,7 +175,7 @@ async def workspace_reports(
                     uri=uri, items=items, result_id=rid, version=version
                 )
             )
-        await asyncio.sleep(0)
+    state.items = kept
     workspace_pulls.remember(ls, started, began, out)
     return out
 

@@ -2,7 +2,8 @@
 
 * pull mode (``{"diagnostics": "pull"}``): ``workspace/diagnostic`` lists every lait file's problems,
   open or not, exactly as ``lait lint .`` reports them (compared with the CLI's JSON in the same
-  test); ``textDocument/diagnostic`` answers for a closed file and says "unchanged" for a result id
+  test); a second pull says ``unchanged`` for every file whose lint inputs did not change and
+  re-checks a changed file and the workflows that use it; ``textDocument/diagnostic`` answers for a closed file and says "unchanged" for a result id
   the client already has; a change of any lait file asks the client to pull again.
 * file watching: the server registers ``workspace/didChangeWatchedFiles`` for the lait globs, and a
   file created on disk is seen at once (the missing-agent diagnostic of an open workflow goes away).
@@ -182,6 +183,22 @@ async def test_workspace_diagnostics_equal_lait_lint(pull_client: LanguageClient
     again = await workspace_report(pull_client, previous)
     assert all(isinstance(i, lsp.WorkspaceUnchangedDocumentDiagnosticReport) for i in again.items)
     assert "file://" in next(iter(uris))
+    # a closed agent changes on disk: it and the workflow calling it (by registered name) come back
+    # `full` with new results, equal to `lait lint` again; every other file is `unchanged`
+    agent = root / "agents" / "reviewer.md"
+    agent.write_text("---\nmodel: gpt-4o-mini\nmcp: [ghost]\n---\nYou review 😀.\n", encoding="utf-8")
+    third = await workspace_report(pull_client, previous)
+    full = {i.uri: i for i in third.items if isinstance(i, lsp.WorkspaceFullDocumentDiagnosticReport)}
+    b_uri = (root / "workflows" / "b.yml").as_uri()
+    assert set(full) == {agent.as_uri(), b_uri}
+    assert len(third.items) == len(report.items)
+    old = {i.uri: i for i in report.items}
+    assert all(full[u].result_id != old[u].result_id and full[u].items != old[u].items for u in full)
+    expected = lint_json(root)
+    rows = set()
+    for item in third.items:
+        rows |= as_rows(item.uri, list(full[item.uri].items if item.uri in full else old[item.uri].items), "")
+    assert rows == expected and any("ghost" in r[4] for r in expected)
 
 
 @pytest.mark.asyncio

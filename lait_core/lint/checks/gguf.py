@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import gguf_path
+from lait_core.source import reads
 from lait_core.source.tree import MappingNode, ScalarNode, SequenceNode
 
 
@@ -27,6 +28,7 @@ def check_gguf_files(root: MappingNode, base: Path, out: list[Diagnostic]) -> No
                 continue
             assert value is not None
             path = gguf_path(raw, Path(os.path.abspath(base)))
+            reads.note(path)
             if not path.is_file():
                 what = "is a directory, not a GGUF file" if path.is_dir() else "does not exist"
                 out.append(

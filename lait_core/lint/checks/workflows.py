@@ -40,6 +40,7 @@ from lait_core.lint.checks.agents import (
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
 from lait_core.lint.checks.gguf import check_gguf_files
 from lait_core.lint.security import shell_interpolation, write_path
+from lait_core.source import reads
 from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
 
@@ -359,6 +360,7 @@ class WorkflowChecks:
         )
         if target is None:
             return
+        reads.note(target)
         if not target.exists():
             out.append(
                 Diagnostic(
@@ -451,6 +453,7 @@ class WorkflowChecks:
             else:
                 continue  # reported in the child's own lint
             key = canonical(target)
+            reads.note(target)
             if key in stack or not target.exists():
                 continue
             loaded = self.ws.workflow(target, display=_display(target))

@@ -8,6 +8,7 @@ from lait_core.diagnostics import Diagnostic, Related, Severity
 from lait_core.documents.workflow import WorkflowDocument
 from lait_core.lint.registry import Example, rule
 from lait_core.lint.testfiles.target import resolve
+from lait_core.source import reads
 from lait_core.source.tree import ScalarNode
 from lait_core.workspace import Workspace
 
@@ -42,6 +43,7 @@ def check(
         return None
     assert isinstance(node.value, str)
     path = resolve(file, node.value)
+    reads.note(path)
     if not path.is_file():
         what = "is not a file" if path.exists() else "does not exist"
         out.append(

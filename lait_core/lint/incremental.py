@@ -1,0 +1,132 @@
+"""Whole-workspace lints that only re-check what changed (an editor's workspace diagnostics).
+
+:class:`IncrementalLinter` keeps one :class:`~lait_core.lint.engine.Linter` and, per file, the
+report of its last lint together with a *stamp* of every file that lint looked at (the file itself,
+the child workflows, agents, skills and schema files it read, the paths whose existence it tested;
+see :mod:`lait_core.source.reads`). The next lint of the same paths walks the directories again
+(a created or deleted file changes the set of files: everything is linted again) and re-lints a file
+only when one of its stamps differs, so an edited agent re-checks the workflows that call it. A
+changed config file (project or global) starts over with a fresh linter. The reports are the ones
+:meth:`Linter.lint_paths` returns, in the same order: the same findings as ``lait lint``.
+
+A stamp is whatever the caller's ``stamp`` function returns for a path (by default the file's
+modification time, size and inode; an editor uses the text of its open buffers).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lait_core.documents.config import ConfigError, ConfigMode, global_config_path
+from lait_core.lint.discovery import discover
+from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
+from lait_core.source import reads
+from lait_core.source.files import Loaded
+
+Stamp = Hashable
+MISSING = ("missing",)
+
+
+def disk_stamp(path: str) -> Stamp:
+    """Modification time, size and inode of ``path``; :data:`MISSING` when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return MISSING
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    report: FileReport
+    stamps: dict[str, Stamp]
+
+
+@dataclass(slots=True)
+class Outcome:
+    result: LintResult
+    linted: set[str]
+    """Absolute paths of the files linted again (the others' reports came from the cache)."""
+
+
+class IncrementalLinter:
+    def __init__(
+        self,
+        options: LintOptions | None = None,
+        *,
+        reader: Callable[[Path], Loaded] | None = None,
+        stamp: Callable[[str], Stamp] = disk_stamp,
+    ) -> None:
+        self.options = options or LintOptions()
+        self.reader = reader
+        self.stamp = stamp
+        self._lock = threading.Lock()
+        self._linter = Linter(self.options, reader=reader)
+        self._entries: dict[str, _Entry] = {}
+        self._files: frozenset[str] = frozenset()
+        self._configs: dict[str, Stamp] = {}
+
+    def forget(self) -> None:
+        """Drop everything (the next lint checks every file)."""
+        with self._lock:
+            self._reset()
+
+    def _reset(self) -> None:
+        self._linter = Linter(self.options, reader=self.reader)
+        self._entries.clear()
+        self._configs.clear()
+
+    def lint_paths(self, paths: list[str]) -> Outcome:
+        with self._lock:
+            return self._lint_paths(paths)
+
+    def _lint_paths(self, paths: list[str]) -> Outcome:
+        memo: dict[str, Stamp] = {}
+
+        def stamp(path: str) -> Stamp:
+            found = memo.get(path)
+            if found is None:
+                found = memo[path] = self.stamp(path)
+            return found
+
+        files = frozenset(os.path.abspath(p) for p in discover(paths))
+        if files != self._files or any(stamp(p) != s for p, s in self._configs.items()):
+            # A created or deleted file, or another config: start over (what a file's lint looked
+            # for is recorded, but a created file can matter to checks that do not say so).
+            self._reset()
+            self._files = files
+        linter = self._linter
+        linted: set[str] = set()
+
+        def lint_file(path: Path) -> FileReport:
+            key = os.path.abspath(path)
+            entry = self._entries.get(key)
+            if entry is not None:
+                changed = [p for p, s in entry.stamps.items() if stamp(p) != s]
+                if not changed:
+                    return entry.report
+                for p in changed:
+                    linter.invalidate(Path(p))
+            own = stamp(key)  # taken before reading: a change made while linting shows next time
+            looked: set[str] = {key}
+            with reads.recording(looked):
+                report = linter.lint_file(path)
+            stamps = {p: stamp(p) for p in looked}
+            stamps[key] = own
+            self._entries[key] = _Entry(report, stamps)
+            linted.add(key)
+            return report
+
+        result = linter.lint_paths(paths, lint_file=lint_file)
+        configs = set(linter.config_files())
+        if self.options.mode is ConfigMode.SEARCH:
+            try:
+                configs.add(os.path.abspath(global_config_path(self.options.environ)))
+            except ConfigError:  # no home directory: there is no global config to change
+                pass
+        self._configs = {p: stamp(p) for p in configs}
+        return Outcome(result, linted)

@@ -1,0 +1,86 @@
+"""The per-file cache of whole-workspace lints (lait_core.lint.incremental): a second lint with no
+change lints nothing again; a changed child workflow or agent re-lints itself and the workflows
+that use it; a created file or a changed config starts over; the reports always equal a fresh
+``Linter.lint_paths`` (what ``lait lint`` prints)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lait_core.documents.config import ConfigMode
+from lait_core.lint.engine import Linter, LintOptions, LintResult
+from lait_core.lint.incremental import IncrementalLinter
+
+OPTIONS = LintOptions(ConfigMode.SEARCH, environ={"XDG_CONFIG_HOME": "/nonexistent-lait-test"})
+GOOD_CHILD = 'inputs:\n  repo: string\nsteps:\n  - prompt: "{{ inputs.repo }} 😀"\n'
+BAD_CHILD = "inputs:\n  repo: string\nsteps:\n  - bogus: 1\n"
+GOOD_AGENT = "---\nmodel: fast\n---\nYou help with {{ input }}.\n"
+BAD_AGENT = "---\nmodel: fast\nmcp: [ghost]\n---\nYou help with {{ input }}.\n"
+
+
+def flat(result: LintResult) -> list[tuple[str, str, str, int, int]]:
+    return [
+        (r.path, d.code, d.message, d.range.start.line, d.range.start.character)
+        for r in result.reports
+        for d in r.diagnostics
+    ]
+
+
+def test_only_changed_files_and_their_dependants_are_linted_again(tmp_path: Path) -> None:
+    (tmp_path / "agents").mkdir()
+    files = {
+        "lait.config.yml": "models:\n  fast: [{model_id: m, provider: {base_url: 'http://127.0.0.1:1/v1'}}]\n",
+        "agents/helper.md": GOOD_AGENT,
+        "child.yml": GOOD_CHILD,
+        "main.yml": "steps:\n  - workflow: child.yml\n    with: '{repo: 1}'\n  - agent: agents/helper.md\n",
+        "other.yml": "steps:\n  - jq: .\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    root = [str(tmp_path)]
+    inc = IncrementalLinter(OPTIONS)
+    p = {name: str(tmp_path / name) for name in files}
+    every = {p[n] for n in files if n != "lait.config.yml"}
+
+    def lint() -> set[str]:
+        outcome = inc.lint_paths(root)
+        assert flat(outcome.result) == flat(Linter(OPTIONS).lint_paths(root))
+        return outcome.linted
+
+    assert lint() == every
+    assert lint() == set()
+    (tmp_path / "child.yml").write_text(BAD_CHILD, encoding="utf-8")
+    assert lint() == {p["child.yml"], p["main.yml"]}
+    assert any(code == "LAIT320" for _p, code, *_ in flat(inc.lint_paths(root).result))
+    (tmp_path / "agents/helper.md").write_text(BAD_AGENT, encoding="utf-8")
+    assert lint() == {p["agents/helper.md"], p["main.yml"]}
+    (tmp_path / "child.yml").write_text(GOOD_CHILD, encoding="utf-8")
+    (tmp_path / "agents/helper.md").unlink()  # deleted: the set of files changed
+    assert lint() == every - {p["agents/helper.md"]}
+    (tmp_path / "lait.config.yml").write_text("mcp_servers:\n  ghost: {command: g}\n", encoding="utf-8")
+    assert lint() == every - {p["agents/helper.md"]}
+    assert lint() == set()
+
+
+def test_an_editor_buffer_is_what_counts(tmp_path: Path) -> None:
+    (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
+    (tmp_path / "child.yml").write_text(GOOD_CHILD, encoding="utf-8")
+    (tmp_path / "main.yml").write_text("steps:\n  - workflow: child.yml\n", encoding="utf-8")
+    buffers: dict[str, str] = {}
+    from lait_core.lint.incremental import disk_stamp
+    from lait_core.source.files import Loaded, read_source
+
+    def reader(path: Path) -> Loaded:
+        text = buffers.get(str(path))
+        return Loaded(text, None) if text is not None else read_source(path)
+
+    inc = IncrementalLinter(
+        OPTIONS, reader=reader, stamp=lambda s: ("open", buffers[s]) if s in buffers else disk_stamp(s)
+    )
+    root = [str(tmp_path)]
+    assert len(inc.lint_paths(root).linted) == 2
+    buffers[str(tmp_path / "child.yml")] = BAD_CHILD  # unsaved: the disk did not change
+    outcome = inc.lint_paths(root)
+    assert outcome.linted == {str(tmp_path / "child.yml"), str(tmp_path / "main.yml")}
+    assert {code for _p, code, *_ in flat(outcome.result)} == {"LAIT308", "LAIT320"}
+    assert inc.lint_paths(root).linted == set()
