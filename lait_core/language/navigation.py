@@ -2,7 +2,7 @@
 
 * :func:`workspace_symbols`: every name the lait files under some folders define (steps, inputs,
   schemas, inline agents, model aliases, MCP servers, tools, agents, skills, workflows) plus each
-  workflow and agent file itself, matched against a query the way editors do (the query's
+  workflow and agent file itself and the names the global config defines, matched against a query the way editors do (the query's
   characters in order, case-insensitive).
 * :func:`selection_ranges`: for a position, the ranges an editor's "expand selection" walks
   through: the word, the scalar, the key/value pair, the mapping or list that holds it, and so on up
@@ -89,7 +89,27 @@ def workspace_symbols(
                     )
                     if len(out) >= limit:
                         break
+    glob = project.global_index()  # names every project may use (model aliases, MCP servers, ...)
+    if glob is not None and glob.path not in seen:
+        container = _home_relative(glob.path)
+        for occ in glob.occurrences:
+            if len(out) >= limit:
+                break
+            if occ.definition and matches(query, occ.key.name):
+                out.append(
+                    WorkspaceSymbol(
+                        occ.key.name, occ.key.namespace, glob.path, occ.range, glob.source.index, container
+                    )
+                )
     return out
+
+
+def _home_relative(path: str) -> str:
+    """``path`` with the home directory shown as ``~`` (the global config's container name)."""
+    home = os.path.expanduser("~")
+    if home not in ("", "~", "/") and path.startswith(home.rstrip("/") + "/"):
+        return "~" + path[len(home.rstrip("/")) :]
+    return path
 
 
 # --------------------------------------------------------------------------------------------

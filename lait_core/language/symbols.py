@@ -272,6 +272,39 @@ class Project:
             return None
         return self.index_path(loaded.global_doc.path, FileKind.CONFIG)
 
+    def global_index(self) -> FileIndex | None:
+        """The index of the global config (``$XDG_CONFIG_HOME/lait/config.yml``) when the linter
+        searches for configs and the file exists (workspace symbols list its names)."""
+        from lait_core.documents.config import ConfigError, ConfigMode, global_config_path
+
+        if self.linter.options.mode is not ConfigMode.SEARCH:
+            return None
+        try:
+            path = global_config_path(self.linter.options.environ)
+        except ConfigError:
+            return None
+        if not path.is_file():
+            return None
+        return self.index_path(str(path), FileKind.CONFIG)
+
+    def global_definitions(self, doc: Document, key: SymbolKey) -> tuple[FileIndex, list[Occurrence]] | None:
+        """When ``key`` (named in ``doc``) is defined by the global config and not by ``doc``'s
+        project: the global config's index and every occurrence of the name there (the definition
+        first). None otherwise (a project definition shadows the global one, as the merge does)."""
+        if key.namespace in FILE_SCOPED:
+            return None
+        scope = self.scope_index(doc, key)
+        if scope is not None and scope.definitions(key):
+            return None
+        glob = self.global_config(doc)
+        if glob is None or glob.path == normpath(str(doc.path)):
+            return None
+        found = [o for o in glob.occurrences if o.key.namespace is key.namespace and o.key.name == key.name]
+        if not any(o.definition for o in found):
+            return None
+        found.sort(key=lambda o: (not o.definition, o.range.start))
+        return glob, found
+
     def occurrences(
         self, doc: Document, key: SymbolKey, open_docs: Iterable[Document] = ()
     ) -> list[tuple[FileIndex, Occurrence]]:
@@ -329,11 +362,34 @@ class Project:
         hit = self.hit(doc, pos)
         if not isinstance(hit, Occurrence):
             return []
+        found = self.occurrences(doc, hit.key, open_docs)
+        glob = self.global_definitions(doc, hit.key)
+        if glob is not None:  # a name only the global config defines: its places there too
+            found += [(glob[0], o) for o in glob[1]]
         return [
             Location(index.path, o.range, index.source.index)
-            for index, o in self.occurrences(doc, hit.key, open_docs)
+            for index, o in found
             if include_declaration or not o.definition
         ]
+
+    def rename_refusal(self, doc: Document, key: SymbolKey) -> str | None:
+        """Why the name ``key`` cannot be renamed from ``doc`` (None when it can).
+
+        Decision: a name that only the global config defines is not renamed from a project file. The
+        global config is shared by every project on the machine; renaming the definition there would
+        break the projects this editor does not see, and renaming only this project's references
+        would break this one. The message says where the definition is, so it can be renamed there
+        on purpose (or defined in the project's lait.config.yml, which then wins)."""
+        glob = self.global_definitions(doc, key)
+        if glob is None:
+            return None
+        index, found = glob
+        start = found[0].range.start
+        return (
+            f"{key.namespace} '{key.name}' is defined in the global config {index.path}:{start.line + 1}:"
+            f"{start.character + 1}, which every project shares; rename it there, or define '{key.name}'"
+            " in this project's lait.config.yml"
+        )
 
     def prepare_rename(self, doc: Document, pos: Position) -> RenameTarget | None:
         hit = self.hit(doc, pos)
@@ -351,6 +407,9 @@ class Project:
                 "there is no step id, input, schema, agent, model alias, prompt variable or registry name here"
             )
         key = target.key
+        refusal = self.rename_refusal(doc, key)
+        if refusal is not None:
+            raise RenameError(refusal)
         check_name(key.namespace, new_name)
         if new_name == key.name:
             return []

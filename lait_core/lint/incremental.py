@@ -15,6 +15,7 @@ modification time, size and inode; an editor uses the text of its open buffers).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Hashable
@@ -124,9 +125,7 @@ class IncrementalLinter:
         result = linter.lint_paths(paths, lint_file=lint_file)
         configs = set(linter.config_files())
         if self.options.mode is ConfigMode.SEARCH:
-            try:
+            with contextlib.suppress(ConfigError):  # no home directory: no global config to change
                 configs.add(os.path.abspath(global_config_path(self.options.environ)))
-            except ConfigError:  # no home directory: there is no global config to change
-                pass
         self._configs = {p: stamp(p) for p in configs}
         return Outcome(result, linted)

@@ -32,13 +32,19 @@ def register(server: LaitServer) -> None:
             if found is None:
                 return None
             doc, pos = found
-            target = project_of(ls).prepare_rename(doc, pos)
+            project = project_of(ls)
+            target = project.prepare_rename(doc, pos)
             if target is None:
                 return None
-            index = project_of(ls).index(doc).source.index
+            refusal = project.rename_refusal(doc, target.key)
+            if refusal is not None:  # said before the new name is typed
+                raise JsonRpcException(message=refusal, code=REQUEST_FAILED)
+            index = project.index(doc).source.index
             return lsp.PrepareRenamePlaceholder(
                 range=to_lsp_range(index, target.range), placeholder=target.name
             )
+        except JsonRpcException:
+            raise
         except Exception:
             log.exception("prepareRename failed for %s", params.text_document.uri)
             return None

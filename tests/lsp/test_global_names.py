@@ -1,5 +1,6 @@
 """Names that only the global config ($XDG_CONFIG_HOME/lait/config.yml) defines: go to definition
-from a project workflow lands in the global file."""
+from a project workflow lands in the global file, references include the global definition,
+workspace symbols list the global names, and rename refuses (saying where the definition is)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp.conftest import SERVER, open_doc
@@ -19,7 +21,11 @@ from tests.lsp.markers import marked, write_project
 
 XDG = Path(tempfile.mkdtemp(prefix="lait-global-names-"))
 atexit.register(shutil.rmtree, XDG, True)
-GLOBAL = "mcp_servers:\n  «everywhere»: {command: some-mcp}\nmodels:\n  «tiny»: [{model_id: t, provider: {base_url: 'http://127.0.0.1:1/v1'}}]\n"
+GLOBAL = (
+    "mcp_servers:\n  «everywhere»: {command: some-mcp}\n"
+    "models:\n  «tiny»: [{model_id: t, provider: {base_url: 'http://127.0.0.1:1/v1'}}]\n"
+    "default:\n  model: «tiny»\n"
+)
 
 
 @pytest_lsp.fixture(
@@ -53,3 +59,62 @@ async def test_definition_in_the_global_config(client: LanguageClient, tmp_path:
         client.text_document_did_close(
             lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
         )
+
+    # references from a project file include the global definition (and the global file's own uses)
+    m = marked("steps:\n  - prompt: hi\n    model: ti‸ny\n  - prompt: 😀 again\n    model: tiny\n")
+    path = tmp_path / "flow.yml"
+    path.write_text(m.text, encoding="utf-8")
+    uri = open_doc(client, path)
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    global_uri = (XDG / "lait" / "config.yml").as_uri()
+    refs = await client.text_document_references_async(
+        lsp.ReferenceParams(
+            text_document=doc, position=m.at, context=lsp.ReferenceContext(include_declaration=True)
+        )
+    )
+    assert refs is not None
+    assert sorted((r.uri, r.range.start.line) for r in refs) == sorted(
+        [(uri, 2), (uri, 4), (global_uri, glob.ranges[1].start.line), (global_uri, glob.ranges[2].start.line)]
+    )
+    without = await client.text_document_references_async(
+        lsp.ReferenceParams(
+            text_document=doc, position=m.at, context=lsp.ReferenceContext(include_declaration=False)
+        )
+    )
+    assert without is not None and (global_uri, glob.ranges[1]) not in [(r.uri, r.range) for r in without]
+
+    # rename refuses, naming the global file and line, in prepareRename and in rename
+    expected = f"model 'tiny' is defined in the global config {XDG / 'lait' / 'config.yml'}:4:3"
+    for request in (
+        client.text_document_prepare_rename_async(lsp.PrepareRenameParams(text_document=doc, position=m.at)),
+        client.text_document_rename_async(
+            lsp.RenameParams(text_document=doc, position=m.at, new_name="small")
+        ),
+    ):
+        with pytest.raises(JsonRpcException) as failed:
+            await request
+        assert expected in str(failed.value)
+
+    # a project definition shadows the global one: then the project's name is renamed as usual
+    config = tmp_path / "lait.config.yml"
+    config.write_text(
+        "mcp_servers:\n  local: {command: x}\nmodels:\n  tiny: [{model_id: p, provider: {base_url: 'http://127.0.0.1:1/v1'}}]\n",
+        encoding="utf-8",
+    )
+    client.workspace_did_change_watched_files(
+        lsp.DidChangeWatchedFilesParams(
+            changes=[lsp.FileEvent(uri=config.as_uri(), type=lsp.FileChangeType.Changed)]
+        )
+    )
+    edit = await client.text_document_rename_async(
+        lsp.RenameParams(text_document=doc, position=m.at, new_name="small")
+    )
+    assert edit is not None and edit.changes is not None
+    assert set(edit.changes) == {uri, config.as_uri()}
+
+    # workspace symbols list the global names, located in the global file
+    symbols = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="everyw"))
+    assert symbols is not None
+    assert [(s.name, s.location.uri, s.location.range) for s in symbols] == [
+        ("everywhere", global_uri, glob.ranges[0])
+    ]
