@@ -187,6 +187,11 @@ async def test_workspace_diagnostics_equal_lait_lint(pull_client: LanguageClient
     # `full` with new results, equal to `lait lint` again; every other file is `unchanged`
     agent = root / "agents" / "reviewer.md"
     agent.write_text("---\nmodel: gpt-4o-mini\nmcp: [ghost]\n---\nYou review 😀.\n", encoding="utf-8")
+    pull_client.workspace_did_change_watched_files(
+        lsp.DidChangeWatchedFilesParams(
+            changes=[lsp.FileEvent(uri=agent.as_uri(), type=lsp.FileChangeType.Changed)]
+        )
+    )
     third = await workspace_report(pull_client, previous)
     full = {i.uri: i for i in third.items if isinstance(i, lsp.WorkspaceFullDocumentDiagnosticReport)}
     b_uri = (root / "workflows" / "b.yml").as_uri()
