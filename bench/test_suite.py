@@ -39,6 +39,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from tests.peers.openai_server import start_process  # noqa: E402
+
 OUT_FILE = REPO / "bench" / ".out" / "test_suite.json"
 TARGET_RATIO = 0.1
 USAGE = {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
@@ -69,24 +74,6 @@ assert:
 """
 
 
-def start_server(count: int, tmp: Path) -> tuple[subprocess.Popen[str], str]:
-    script = [{"message": {"content": "recorded answer"}, "usage": USAGE} for _ in range(count)]
-    path = tmp / "script.json"
-    path.write_text(json.dumps(script), encoding="utf-8")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.peers.openai_server", "--script", str(path), "--port", "0"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    banner = proc.stdout.readline()
-    if not banner.startswith("listening on "):
-        proc.kill()
-        raise SystemExit(f"the scripted server did not start: {banner!r}")
-    return proc, banner.split()[2]
-
-
 def lait(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "lait_cli.main", *args],
@@ -105,7 +92,8 @@ def setup(project: Path, files: int, env: dict[str, str]) -> None:
     for n in range(files):
         (project / "workflows" / f"wf_{n:04d}.yml").write_text(WORKFLOW.format(n=n), encoding="utf-8")
         (project / "tests" / f"t_{n:04d}.yml").write_text(TEST.format(n=n), encoding="utf-8")
-    server, url = start_server(files, project.parent)
+    script = [{"message": {"content": "recorded answer"}, "usage": USAGE} for _ in range(files)]
+    server, url = start_process(script, project.parent)
     try:
         (project / "lait.config.yml").write_text(
             f'models:\n  main:\n    - provider: {{base_url: "{url}", api_key: bench}}\n'
