@@ -312,7 +312,11 @@ def _yaml_scalar(name: str) -> str:
 # One request
 
 
-class _Request:
+class RequestBase:
+    """What one completion request works from, in every kind of file (this module's requests and
+    :mod:`lait_core.language.testfiles`'): the prepared document, the cursor context, the
+    environment and the tree the request reads (:meth:`PreparedDocument.semantic_tree`)."""
+
     def __init__(
         self, doc: PreparedDocument, ctx: CursorContext, env: Environment, tree: Node | None
     ) -> None:
@@ -320,8 +324,6 @@ class _Request:
         self.ctx = ctx
         self.env = env
         self.tree = tree
-        self.kind = doc.kind
-        self.config = env.config
 
     # -- ranges ---------------------------------------------------------------------------------
     def range(self, start: int, end: int) -> Range:
@@ -339,6 +341,15 @@ class _Request:
     # -- the tree -------------------------------------------------------------------------------
     def node_at(self, path: YamlPath) -> Node | None:
         return names.node_at(self.tree, path)
+
+
+class _Request(RequestBase):
+    def __init__(
+        self, doc: PreparedDocument, ctx: CursorContext, env: Environment, tree: Node | None
+    ) -> None:
+        super().__init__(doc, ctx, env, tree)
+        self.kind = doc.kind
+        self.config = env.config
 
     def keys_at(self, path: YamlPath) -> list[str]:
         node = self.node_at(path)

@@ -15,7 +15,13 @@ from pathlib import Path
 
 from lait_core.documents.workflow import WorkflowDocument, parse_workflow
 from lait_core.language import completion_names as names
-from lait_core.language.completion import CompletionItem, Environment, ItemKind, PreparedDocument
+from lait_core.language.completion import (
+    CompletionItem,
+    Environment,
+    ItemKind,
+    PreparedDocument,
+    RequestBase,
+)
 from lait_core.language.context import CursorContext, Role, YamlPath, analyze
 from lait_core.language.nodes import Segment
 from lait_core.lint.discovery import FileKind
@@ -24,7 +30,7 @@ from lait_core.lint.testfiles.invalid_value import assertion_models
 from lait_core.lint.testfiles.target import ToolNames, resolve, tool_names, workflow_node
 from lait_core.lint.testfiles.unknown_step import step_ids
 from lait_core.source.files import read_source
-from lait_core.source.positions import Position, Range
+from lait_core.source.positions import Position
 from lait_core.source.tree import MappingNode, Node, ScalarNode
 
 # -- where a path is ------------------------------------------------------------------------------
@@ -99,19 +105,12 @@ def complete(doc: PreparedDocument, position: Position, env: Environment) -> lis
     return _Request(doc, ctx, env, doc.semantic_tree(position.line)).run()
 
 
-class _Request:
+class _Request(RequestBase):
     def __init__(
         self, doc: PreparedDocument, ctx: CursorContext, env: Environment, tree: Node | None
     ) -> None:
-        self.doc = doc
-        self.ctx = ctx
-        self.env = env
-        self.tree = tree
+        super().__init__(doc, ctx, env, tree)
         self._workflow: WorkflowDocument | bool | None = False
-
-    @property
-    def word_range(self) -> Range:
-        return self.doc.index.range(self.ctx.word_start, self.ctx.word_end)
 
     def run(self) -> list[CompletionItem]:
         ctx = self.ctx
@@ -175,14 +174,11 @@ class _Request:
             sort_text=f"{order:04d}",
         )
 
-    def node_at(self, path: YamlPath) -> Node | None:
-        return names.node_at(self.tree, path)
-
     def present(self, path: YamlPath) -> set[str]:
         node = self.node_at(path)
         found = {str(k) for k in node} if isinstance(node, MappingNode) else set()
         found |= set(self.ctx.keys) | set(self.ctx.frame_keys.get(path, ()))
-        found.discard(self.doc.text[self.ctx.word_start : self.ctx.word_end])
+        found.discard(self.whole_word)
         return found
 
     def type_of(self, path: YamlPath) -> str | None:
