@@ -9,7 +9,8 @@ agents and workflows use), lists its tools and prints them as the model sees the
 name, the description and the ``inputSchema`` sent verbatim as ``parameters``. ``--json`` prints
 machine-readable forms (for ``tools``: the exact entries of the request's ``tools`` array).
 
-``call`` connects the same way and calls one tool through
+``call`` connects the same way (:func:`lait_core.engine.mcp.direct.open_server`, as ``tools``
+and ``login`` do) and calls one tool through
 :func:`lait_core.engine.mcp.direct.call_tool` (the loop's gates: ``tool_policy``, ``allowed_tools``,
 ``--approve-tools``, elicitation); it prints the result as the model would see it, or with
 ``--json`` the ``tools/call`` result, and exits 1 when the result has ``isError: true``.
@@ -23,10 +24,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -34,8 +35,11 @@ from lait_cli.common import GLOBALS, fail
 from lait_cli.options import ConfigOption, NoConfigOption
 
 if TYPE_CHECKING:
+    from lait_cli.terminal import Interrupts
     from lait_core.documents.models import Config, McpServerConfig
     from lait_core.engine.tools.base import Tool, ToolResult
+
+_T = TypeVar("_T")
 
 mcp_app = typer.Typer(
     name="mcp",
@@ -186,10 +190,12 @@ def list_tools(
     sys.stderr.write(f"mcp_servers.{name}: {count}; allowed_tools: {allowed_text(allowed)}\n")
 
 
-def run_fetch(loaded: LoadedServers, name: str) -> list[Tool]:
-    """:func:`fetch_tools` under the Ctrl-C protocol of the run commands (the first Ctrl-C cancels
-    and closes the server, the second kills its process group and exits 130). Errors exit 1
-    (130 after Ctrl-C) with one ``lait: <message>`` line."""
+def run_interrupted(
+    start: Callable[[Interrupts], Coroutine[Any, Any, _T]], interrupted: str = "interrupted"
+) -> _T:
+    """The coroutine ``start(interrupts)`` under the Ctrl-C protocol of the run commands (the first
+    Ctrl-C cancels and closes the server, the second kills its process group and exits 130).
+    Errors exit 1 (130 with ``interrupted`` after Ctrl-C) with one ``lait: <message>`` line."""
     import asyncio
 
     from lait_cli.terminal import Interrupts, run_interruptible
@@ -197,34 +203,33 @@ def run_fetch(loaded: LoadedServers, name: str) -> list[Tool]:
 
     interrupts = Interrupts()
     try:
-        tools = run_interruptible(fetch_tools(loaded, name, on_spawn=interrupts.on_spawn), interrupts)
+        result = run_interruptible(start(interrupts), interrupts)
     except (EngineError, asyncio.CancelledError) as exc:
         if interrupts.sigint:
-            raise fail("interrupted", 130) from None
+            raise fail(interrupted, 130) from None
         raise fail(str(exc) or "cancelled", 1) from None
     if interrupts.sigint:
-        raise fail("interrupted", 130)
-    return tools
+        raise fail(interrupted, 130)
+    return result
 
 
-async def fetch_tools(
-    loaded: LoadedServers, name: str, *, on_spawn: Callable[[int], None] | None = None
-) -> list[Tool]:
-    """Connect (through the engine's pool), list, and close the server again."""
-    from lait_core.engine.mcp.oauth.options import OAuthOptions
+def run_fetch(loaded: LoadedServers, name: str) -> list[Tool]:
+    """Connect (through the engine's pool), list, and close the server again; errors exit as
+    :func:`run_interrupted` says."""
+    from lait_core.engine.mcp.direct import open_server
     from lait_core.engine.mcp.oauth.signin import terminal_presenter
-    from lait_core.engine.tools.mcp import McpPool
 
-    pool = McpPool(
-        loaded.config.mcp_servers,
-        base_dir=loaded.config_dir,
-        on_spawn=on_spawn,
-        oauth=OAuthOptions(sign_in=terminal_presenter(sys.stdin, sys.stderr)),
-    )
-    try:
-        return await pool.source(name).list_tools()
-    finally:
-        await pool.aclose()
+    async def fetch(interrupts: Interrupts) -> list[Tool]:
+        async with open_server(
+            loaded.config.mcp_servers,
+            name,
+            base_dir=loaded.config_dir,
+            sign_in=terminal_presenter(sys.stdin, sys.stderr),
+            on_spawn=interrupts.on_spawn,
+        ) as pool:
+            return await pool.source(name).list_tools()
+
+    return run_interrupted(fetch)
 
 
 def render_tools(tools: list[Tool], allowed: list[str] | None) -> str:
@@ -301,37 +306,23 @@ def _call_arguments(arguments: str | None) -> str:
 
 
 def run_call(loaded: LoadedServers, name: str, tool: str, arguments: str) -> ToolResult:
-    """One call under the Ctrl-C protocol; errors exit 1 (130 after Ctrl-C) with one
-    ``lait: <message>`` line."""
-    import asyncio
-
-    from lait_cli.terminal import ChatTerminal, Interrupts, run_interruptible
-    from lait_core.engine.mcp.direct import call_tool
-    from lait_core.engine.models import EngineError
+    """One call; errors exit as :func:`run_interrupted` says."""
+    from lait_cli.terminal import ChatTerminal
+    from lait_core.engine.mcp.direct import call_tool, open_server
+    from lait_core.engine.mcp.oauth.signin import presenter_of
     from lait_core.engine.policy import Policy
-    from lait_core.engine.tools.mcp import McpPool
 
-    if name not in loaded.config.mcp_servers:
-        configured = ", ".join(loaded.config.mcp_servers) or "none"
-        raise fail(
-            f"unknown MCP server '{name}'; define it under 'mcp_servers:' in lait.config.yml "
-            f"(configured: {configured})",
-            1,
-        )
-    interrupts = Interrupts()
+    _configured(loaded, name)
     interaction = ChatTerminal(verbosity=GLOBALS.verbose)
 
-    async def go() -> ToolResult:
-        from lait_core.engine.mcp.oauth.options import OAuthOptions
-        from lait_core.engine.mcp.oauth.signin import presenter_of
-
-        pool = McpPool(
+    async def go(interrupts: Interrupts) -> ToolResult:
+        async with open_server(
             loaded.config.mcp_servers,
+            name,
             base_dir=loaded.config_dir,
+            sign_in=presenter_of(interaction),
             on_spawn=interrupts.on_spawn,
-            oauth=OAuthOptions(sign_in=presenter_of(interaction)),
-        )
-        try:
+        ) as pool:
             return await call_tool(
                 pool,
                 name,
@@ -341,18 +332,8 @@ def run_call(loaded: LoadedServers, name: str, tool: str, arguments: str) -> Too
                 policy=Policy.from_config(loaded.config.tool_policy),
                 approve=GLOBALS.approve_tools,
             )
-        finally:
-            await pool.aclose()
 
-    try:
-        result = run_interruptible(go(), interrupts)
-    except (EngineError, asyncio.CancelledError) as exc:
-        if interrupts.sigint:
-            raise fail("interrupted", 130) from None
-        raise fail(str(exc) or "cancelled", 1) from None
-    if interrupts.sigint:
-        raise fail("interrupted", 130)
-    return result
+    return run_interrupted(go)
 
 
 # -- lait mcp login NAME / logout NAME -------------------------------------------------------------
@@ -365,35 +346,24 @@ NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="A 'url:' serv
     "to come back, store the tokens (OS keyring, else a 0600 file). Ctrl-C cancels.",
 )
 def login_command(name: NameArgument, config: ConfigOption = None, no_config: NoConfigOption = False) -> None:
-    import asyncio
     import os
 
-    from lait_cli.terminal import Interrupts, run_interruptible
     from lait_core.engine.mcp.oauth.login import login
     from lait_core.engine.mcp.oauth.signin import TerminalSignIn
-    from lait_core.engine.models import EngineError
 
     loaded = load_servers(config, no_config)
     server = _configured(loaded, name)
-    interrupts = Interrupts()
-    try:
-        result = run_interruptible(
-            login(
-                name,
-                server,
-                base_dir=loaded.config_dir,
-                environ=os.environ,
-                presenter=TerminalSignIn(sys.stderr),
-                on_spawn=interrupts.on_spawn,
-            ),
-            interrupts,
-        )
-    except (EngineError, asyncio.CancelledError) as exc:
-        if interrupts.sigint:
-            raise fail("sign-in cancelled", 130) from None
-        raise fail(str(exc) or "cancelled", 1) from None
-    if interrupts.sigint:
-        raise fail("sign-in cancelled", 130)
+    result = run_interrupted(
+        lambda interrupts: login(
+            name,
+            server,
+            base_dir=loaded.config_dir,
+            environ=os.environ,
+            presenter=TerminalSignIn(sys.stderr),
+            on_spawn=interrupts.on_spawn,
+        ),
+        interrupted="sign-in cancelled",
+    )
     count = f"{result.tools} tool{'' if result.tools == 1 else 's'}"
     if result.signed_in:
         sys.stderr.write(
@@ -424,12 +394,11 @@ def logout_command(
 
 
 def _configured(loaded: LoadedServers, name: str) -> McpServerConfig:
-    server = loaded.config.mcp_servers.get(name)
-    if server is None:
-        configured = ", ".join(loaded.config.mcp_servers) or "none"
-        raise fail(
-            f"unknown MCP server '{name}'; define it under 'mcp_servers:' in lait.config.yml "
-            f"(configured: {configured})",
-            1,
-        )
-    return server
+    """The server's entry; an unknown name exits 1."""
+    from lait_core.engine.mcp.direct import configured_server
+    from lait_core.engine.models import ConfigurationError
+
+    try:
+        return configured_server(loaded.config.mcp_servers, name)
+    except ConfigurationError as exc:
+        raise fail(str(exc), 1) from None

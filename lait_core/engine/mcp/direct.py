@@ -1,6 +1,8 @@
-"""One MCP tool call made by a person instead of a model (``lait mcp call SERVER TOOL [JSON]``).
+"""What a person does by hand with one configured MCP server: connect to it
+(:func:`open_server`, used by ``lait mcp tools``, ``lait mcp call`` and ``lait mcp login``) and
+call one tool instead of a model (:func:`call_tool`, ``lait mcp call SERVER TOOL [JSON]``).
 
-The call goes through the same gates, in the same order, as a model's call in the tool loop
+A call goes through the same gates, in the same order, as a model's call in the tool loop
 (:meth:`lait_core.engine.loop.ToolLoop._decide`): the tool must be in the server's ``tools/list``
 (the pool's cached listing), ``tool_policy`` may deny it, ``allowed_tools`` refuses it before
 anyone is asked, ``--approve-tools`` puts it to the person (a non-interactive stdin is an error
@@ -13,17 +15,68 @@ or interactive denial is an error (:class:`ToolRefused`) instead of a tool resul
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lait_core.documents.models import McpServerConfig
 from lait_core.engine.interaction import ApprovalRequest, Interaction
 from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.oauth.options import OAuthOptions
+from lait_core.engine.mcp.spec import unknown_server
 from lait_core.engine.policy import INTERACTIVE_DENIAL, Policy
 from lait_core.engine.tools.base import CallContext, ToolResult
 from lait_core.engine.tools.mcp import McpPool
+
+if TYPE_CHECKING:
+    from lait_core.engine.mcp.oauth.signin import SignIn
+    from lait_core.engine.mcp.oauth.store import TokenStore
 
 CALL_ID = "mcp-call-1"
 
 
 class ToolRefused(McpError):
     """``tool_policy`` or the person (``--approve-tools``) refused the call."""
+
+
+def configured_server(servers: Mapping[str, McpServerConfig], name: str) -> McpServerConfig:
+    """The ``mcp_servers`` entry ``name``; an unknown name is a
+    :class:`~lait_core.engine.models.ConfigurationError` that lists the configured ones."""
+    server = servers.get(name)
+    if server is None:
+        raise unknown_server(name, servers)
+    return server
+
+
+@asynccontextmanager
+async def open_server(
+    servers: Mapping[str, McpServerConfig],
+    name: str,
+    *,
+    base_dir: Path,
+    sign_in: SignIn | None,
+    environ: Mapping[str, str] | None = None,
+    store: TokenStore | None = None,
+    on_spawn: Callable[[int], None] | None = None,
+) -> AsyncIterator[McpPool]:
+    """A pool of the engine's MCP client (the connections chat, agents and workflows use) holding
+    server ``name`` alone, for a command a person runs: ``sign_in`` shows an OAuth authorization
+    URL (None: headless, a needed sign-in fails at once), ``environ`` and ``store`` default to
+    ``os.environ`` and the keyring/token files, ``on_spawn`` sees each stdio server's process
+    group. Nothing connects until the pool is used; every connection is closed on the way out.
+    An unknown ``name`` raises :class:`~lait_core.engine.models.ConfigurationError` at once."""
+    pool = McpPool(
+        {name: configured_server(servers, name)},
+        base_dir=base_dir,
+        environ=environ,
+        on_spawn=on_spawn,
+        oauth=OAuthOptions(sign_in=sign_in, environ=environ, store=store),
+    )
+    try:
+        yield pool
+    finally:
+        await pool.aclose()
 
 
 async def call_tool(

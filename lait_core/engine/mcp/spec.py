@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +32,15 @@ class HttpSpec:
 
 
 ServerSpec = StdioSpec | HttpSpec
+
+
+def unknown_server(name: str, configured: Iterable[str]) -> ConfigurationError:
+    """The error for a server name that is not under ``mcp_servers:``."""
+    listed = ", ".join(configured) or "none"
+    return ConfigurationError(
+        f"unknown MCP server '{name}'; define it under 'mcp_servers:' in lait.config.yml "
+        f"(configured: {listed})"
+    )
 
 
 def _expand(name: str, key: str, value: str, environ: Mapping[str, str]) -> str:

@@ -30,7 +30,8 @@ from lait_core.documents.models import McpServerConfig
 from lait_core.engine.mcp.errors import McpError
 from lait_core.engine.mcp.limits import DEFAULT_LIMITS, McpLimits
 from lait_core.engine.mcp.render import render_result
-from lait_core.engine.models import ConfigurationError, JsonObject
+from lait_core.engine.mcp.spec import unknown_server
+from lait_core.engine.models import JsonObject
 from lait_core.engine.policy import check_allowed_tools
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult, ToolSource, parse_arguments
 from lait_core.engine.tools.naming import qualify
@@ -85,11 +86,7 @@ class McpPool:
         """The tool source of server ``name`` (the same object every time); never connects."""
         server = self._servers.get(name)
         if server is None:
-            configured = ", ".join(self._servers) or "none"
-            raise ConfigurationError(
-                f"unknown MCP server '{name}'; define it under 'mcp_servers:' in lait.config.yml "
-                f"(configured: {configured})"
-            )
+            raise unknown_server(name, self._servers)
         if server.source is None:
             server.source = McpToolSource(self, server)
         return server.source

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lait_core.documents.models import McpServerConfig
-from lait_core.engine.mcp.oauth.options import OAuthOptions
 from lait_core.engine.mcp.oauth.signin import SignIn
 from lait_core.engine.mcp.oauth.store import TokenStore
 from lait_core.engine.models import ConfigurationError
@@ -57,24 +56,23 @@ async def login(
     store: TokenStore | None = None,
     on_spawn: Callable[[int], None] | None = None,
 ) -> LoginResult:
-    from lait_core.engine.tools.mcp import McpPool
+    from lait_core.engine.mcp.direct import open_server
 
     url = http_url(name, config, environ)
     store = store or TokenStore(environ)
     store.update(url, tokens=None, expires_at=None)
-    pool = McpPool(
+    async with open_server(
         {name: config},
+        name,
         base_dir=base_dir,
+        sign_in=presenter,
         environ=environ,
+        store=store,
         on_spawn=on_spawn,
-        oauth=OAuthOptions(sign_in=presenter, environ=environ, store=store),
-    )
-    try:
+    ) as pool:
         tools = await pool.source(name).list_tools()
         connection = await pool.connection(name)
         return LoginResult(connection.signed_in, len(tools), store.backend.name)
-    finally:
-        await pool.aclose()
 
 
 def logout(name: str, config: McpServerConfig, environ: Mapping[str, str]) -> bool:
