@@ -34,7 +34,7 @@ from lait_core.lint.engine import Linter
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.frontmatter import starts_with_frontmatter
 from lait_core.source.positions import LineIndex, Position, Range
-from lait_core.source.yaml import resolve_plain
+from lait_core.source.scalar_values import resolve_plain
 
 RESCAN_SECONDS = 3.0
 """How long a directory walk is reused before the project is walked again."""

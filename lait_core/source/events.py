@@ -4,7 +4,9 @@ tree-sitter-yaml cannot take whole.
 tree-sitter-yaml 0.7.2 stops fitting a text after about 32,768 lines with content (a limit of its
 scanner), so :func:`lait_core.source.yaml.parse_yaml` reads a text that long with this composer, the one
 lait used before: same tree, same diagnostics, but libyaml 0.1.7's YAML 1.1 syntax (it rejects a few
-valid YAML 1.2 documents and accepts a few invalid ones; see README "Decisions").
+valid YAML 1.2 documents and accepts a few invalid ones; see README "Decisions"). Scalars, tags,
+anchors, aliases and the key and document diagnostics go through the same code as the tree-sitter
+reader's (:class:`lait_core.source.yaml._Document`); only the walk over the events is here.
 """
 
 from __future__ import annotations
@@ -13,22 +15,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from lait_core.diagnostics import Diagnostic, Related
 from lait_core.source.positions import Position, Range
+from lait_core.source.scalar_values import MAYBE_SPECIAL, resolve_plain
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText, mapping_key
 from lait_core.source.yaml import (
-    _MAYBE_SPECIAL,
-    ALIAS_NODE_BUDGET,
-    CODE_ALIAS,
-    CODE_DUPLICATE_KEY,
-    CODE_SYNTAX,
     MAX_DEPTH,
     ParsedYaml,
-    _apply_tag,
+    _Document,
     _error_diagnostic,
-    _relocated_copy,
     _TooDeep,
-    resolve_plain,
+    second_document,
 )
 
 
@@ -68,16 +64,13 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
     """Parse ``text`` from libyaml's events; never raises for bad input."""
     result = ParsedYaml(src, None)
     problems = result.problems
-    anchors: dict[str, Node] = {}
+    document = _Document(src, path, problems)
     stack: list[_Frame] = []
-    budget = [ALIAS_NODE_BUDGET]
     documents = 0
     root: Node | None = None
 
     def here(mark: Any) -> Position:
         return Position(mark.line, mark.column)
-
-    reported_aliases: set[str] = set()
 
     def add(node: Node) -> None:
         nonlocal root
@@ -98,24 +91,11 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
         key = mapping_key(key_node)
         assert frame.keys is not None
         if key is None:
-            problems.append(
-                Diagnostic(
-                    CODE_SYNTAX,
-                    "only scalar mapping keys are supported here; use a plain string key",
-                    key_node.range,
-                )
-            )
+            document.bad_key(key_node)
             return
         first = frame.keys.get(key)
         if first is not None:
-            problems.append(
-                Diagnostic(
-                    CODE_DUPLICATE_KEY,
-                    f"duplicate key '{key}'; YAML mappings need unique keys (the first one is kept)",
-                    key_node.range,
-                    related=(Related(path, first.range, f"'{key}' is first defined here"),),
-                )
-            )
+            document.duplicate_key(key, key_node, first)
             return
         frame.keys[key] = key_node
         parent.pairs.append((key_node, node))
@@ -140,13 +120,9 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
                 value: Any = raw
                 tag = event.tag
                 if tag and tag != "!":
-                    value = _apply_tag(
-                        tag, raw, problems, Range(Position(sm.line, sm.column), Position(em.line, em.column))
-                    )
-                elif not style and event.implicit[0] and raw and raw[0] in _MAYBE_SPECIAL:
+                    value = document.tagged(tag, raw, Range(here(sm), here(em)))
+                elif not style and event.implicit[0] and (not raw or raw[0] in MAYBE_SPECIAL):
                     value = resolve_plain(raw)
-                elif not style and not raw and event.implicit[0]:
-                    value = None
                 node: Node = ScalarNode(
                     sm.index,
                     em.index,
@@ -156,7 +132,7 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
                     style=style,
                 )
                 if event.anchor:
-                    anchors[event.anchor] = node
+                    document.anchor(event.anchor, node)
                 if stack:
                     frame = stack[-1]
                     if frame.keys is None:
@@ -179,7 +155,7 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
                     flow=bool(event.flow_style),
                 )
                 if event.anchor:
-                    anchors[event.anchor] = collection
+                    document.anchor(event.anchor, collection)
                 add(collection)
                 stack.append(_Frame(collection))
                 if len(stack) > MAX_DEPTH:
@@ -193,48 +169,11 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
             elif name == "AliasEvent":
                 sm, em = event.start_mark, event.end_mark
                 use = Range(here(sm), here(em))
-                target = anchors.get(event.anchor)
-                if target is None:
-                    problems.append(
-                        Diagnostic(
-                            CODE_SYNTAX, f"alias '*{event.anchor}' refers to no anchor '&{event.anchor}'", use
-                        )
-                    )
-                    add(ScalarNode(sm.index, em.index, use, src, value=None))
-                elif any(f.node is target for f in stack):
-                    problems.append(
-                        Diagnostic(
-                            CODE_ALIAS, f"alias '*{event.anchor}' refers to a node that contains it", use
-                        )
-                    )
-                    add(ScalarNode(sm.index, em.index, use, src, value=None))
-                else:
-                    copy = _relocated_copy(target, sm.index, em.index, use, budget)
-                    if copy is None:
-                        if event.anchor not in reported_aliases:
-                            reported_aliases.add(event.anchor)
-                            problems.append(
-                                Diagnostic(
-                                    CODE_ALIAS,
-                                    f"alias '*{event.anchor}' expands to more than {ALIAS_NODE_BUDGET:,} nodes in"
-                                    " this file; expand it by hand or simplify the anchors",
-                                    use,
-                                )
-                            )
-                        add(ScalarNode(sm.index, em.index, use, src, value=None))
-                    else:
-                        add(copy)
+                add(document.alias(event.anchor, sm.index, em.index, use, (f.node for f in stack)))
             elif name == "DocumentStartEvent":
                 documents += 1
                 if documents == 2:
-                    problems.append(
-                        Diagnostic(
-                            CODE_SYNTAX,
-                            "this file holds more than one YAML document; a lait file is one document"
-                            " (remove the '---' separator)",
-                            Range(here(event.start_mark), here(event.end_mark)),
-                        )
-                    )
+                    problems.append(second_document(Range(here(event.start_mark), here(event.end_mark))))
     except Exception as exc:  # libyaml/ruamel errors of every kind become one located diagnostic
         problems.append(_error_diagnostic(exc, src))
         return result

@@ -1,13 +1,19 @@
-"""The string value of a YAML scalar from its source text (YAML 1.2, chapters 7 and 8).
+"""The value of a YAML scalar: its string from the source text (YAML 1.2, chapters 7 and 8), then
+its type under the core schema (chapter 10.3) -- the one place both readers of
+:mod:`lait_core.source.yaml` resolve scalars with.
 
-tree-sitter-yaml gives the extent of every scalar; the rules that turn that text into a value are
+tree-sitter-yaml gives the extent of every scalar; the rules that turn that text into a string are
 here: line folding of plain and quoted scalars, the escapes of double-quoted ones, and the
-indentation, chomping and folding of block scalars (``|`` and ``>``).
+indentation, chomping and folding of block scalars (``|`` and ``>``). :func:`resolve_plain` gives a
+plain scalar its core-schema value (``yes``/``on`` stay strings), :func:`resolve_tagged` a scalar
+with an explicit ``!!int``/``!!float``/``!!bool``/``!!null``/``!!str`` tag.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 _WS = " \t"
@@ -272,3 +278,76 @@ def _next_line(text: str, eol: int) -> int:
     if text.startswith("\r\n", eol):
         return eol + 2
     return eol + 1
+
+
+# -- typed values: the core schema ----------------------------------------------------------------
+
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"[-+]?[0-9]+")
+_OCT_INT = re.compile(r"0o[0-7]+")
+_HEX_INT = re.compile(r"0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
+MAYBE_SPECIAL = frozenset("0123456789-+.~nNtTfF")
+"""First characters of the plain scalars that the core schema may resolve to something other than
+a string."""
+_WORDS = frozenset("~nNtTfF")
+CORE_TAG_PREFIX = "tag:yaml.org,2002:"
+_TAG_TYPES: dict[str, type | tuple[type, ...]] = {
+    "int": int,
+    "float": (int, float),
+    "bool": bool,
+    "null": type(None),
+}
+
+
+def resolve_plain(text: str) -> Any:
+    """The YAML 1.2 core-schema value of a plain scalar."""
+    if not text:
+        return None
+    first = text[0]
+    if first not in MAYBE_SPECIAL:
+        return text
+    if first in _WORDS:  # null, true, false in their three spellings; any other word is a string
+        if text in _NULLS:
+            return None
+        return _BOOLS.get(text, text)
+    if _INT.fullmatch(text):
+        return int(text)
+    if _OCT_INT.fullmatch(text):
+        return int(text[2:], 8)
+    if _HEX_INT.fullmatch(text):
+        return int(text[2:], 16)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if _INF.fullmatch(text):
+        return -math.inf if text[0] == "-" else math.inf
+    if _NAN.fullmatch(text):
+        return math.nan
+    return text
+
+
+class TagError(ValueError):
+    """A scalar's text is not a valid value of its core tag; ``str()`` says so."""
+
+
+def resolve_tagged(tag: str, raw: str) -> Any:
+    """The value of scalar text ``raw`` with the explicit tag ``tag`` (resolved, e.g.
+    ``tag:yaml.org,2002:int``): ``!!int``, ``!!float`` (an integer becomes a float), ``!!bool`` and
+    ``!!null`` convert as the core schema reads plain text; ``!!str``, other core tags and local tags
+    keep the text. Raises :class:`TagError` when ``raw`` does not read as its tag's type."""
+    if not tag.startswith(CORE_TAG_PREFIX):
+        return raw
+    kind = tag[len(CORE_TAG_PREFIX) :]
+    expected = _TAG_TYPES.get(kind)
+    if expected is None:
+        return raw
+    value = resolve_plain(raw)
+    if isinstance(value, bool) and kind != "bool":
+        value = raw
+    fits = isinstance(value, expected)  # (not narrowed: ``value`` stays Any for ``float()``)
+    if not fits:
+        raise TagError(f"'{raw}' is not a valid !!{kind}")
+    return float(value) if kind == "float" else value

@@ -4,21 +4,26 @@ The structure comes from tree-sitter-yaml (a YAML 1.2 grammar; the last tree of 
 an edited text is reparsed only where it changed); the composer (:mod:`lait_core.source.compose`) is
 ours so that
 
-* scalars resolve with the YAML 1.2 core schema (``yes``/``on`` stay strings),
+* scalars resolve with the YAML 1.2 core schema (``yes``/``on`` stay strings;
+  :mod:`lait_core.source.scalar_values`),
 * duplicate keys, undefined aliases, multiple documents and syntax errors become located
   diagnostics instead of exceptions (a syntax error's message comes from libyaml when it rejects the
   text too: it says what was expected),
 * an alias is expanded as a copy located at its use, under a node budget, so a "billion laughs"
   file is a diagnostic, not an out-of-memory kill.
 
+A text too long or too deeply nested for tree-sitter-yaml is read from libyaml's events instead
+(:mod:`lait_core.source.events`); both readers build the document through one :class:`_Document`
+(tags, anchors and aliases, the key and document diagnostics).
+
 Checked case by case against the official YAML test suite: tests/conformance/test_yaml_suite.py.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +31,7 @@ from lait_core.diagnostics import Diagnostic, Related, Severity
 from lait_core.gcpause import paused_gc
 from lait_core.source.compose import ComposeError, Composer, Offsets, kinds
 from lait_core.source.positions import Position, Range
+from lait_core.source.scalar_values import TagError, resolve_plain, resolve_tagged
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
 
 ALIAS_NODE_BUDGET = 100_000
@@ -47,44 +53,6 @@ CODE_SYNTAX = "LAIT001"
 CODE_DUPLICATE_KEY = "LAIT002"
 CODE_ALIAS = "LAIT003"
 CODE_TAB = "LAIT008"
-
-_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
-_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_INT = re.compile(r"[-+]?[0-9]+")
-_OCT = re.compile(r"0o[0-7]+")
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
-_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
-_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
-_MAYBE_SPECIAL = frozenset("0123456789-+.~nNtTfF")
-_WORDS = frozenset("~nNtTfF")
-_TAG_PREFIX = "tag:yaml.org,2002:"
-
-
-def resolve_plain(text: str) -> Any:
-    """The YAML 1.2 core-schema value of a plain scalar."""
-    if not text:
-        return None
-    first = text[0]
-    if first not in _MAYBE_SPECIAL:
-        return text
-    if first in _WORDS:  # null, true, false in their three spellings; any other word is a string
-        if text in _NULLS:
-            return None
-        return _BOOLS.get(text, text)
-    if _INT.fullmatch(text):
-        return int(text)
-    if _OCT.fullmatch(text):
-        return int(text[2:], 8)
-    if _HEX.fullmatch(text):
-        return int(text[2:], 16)
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    if _INF.fullmatch(text):
-        return -math.inf if text[0] == "-" else math.inf
-    if _NAN.fullmatch(text):
-        return math.nan
-    return text
 
 
 @dataclass(slots=True)
@@ -222,7 +190,7 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
     with paused_gc():
         try:
             if len(documents) > 1:
-                problems.append(_second_document(documents[1], composer))
+                problems.append(second_document(_second_document_range(documents[1], composer)))
             document = documents[0]
             composer.directives(document)
             for child in document.children:
@@ -241,46 +209,71 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
     return result
 
 
-def _second_document(document: Any, composer: Composer) -> Diagnostic:
+def _second_document_range(document: Any, composer: Composer) -> Range:
     start = composer.cp(document.start_byte)
     end = start
     for child in document.children:
         if child.type == "---":
             start, end = composer.cp(child.start_byte), composer.cp(child.end_byte)
             break
+    return composer.src.range(start, end)
+
+
+def second_document(use: Range) -> Diagnostic:
+    """The error for a second document in a file (``use``: its ``---``)."""
     return Diagnostic(
         CODE_SYNTAX,
         "this file holds more than one YAML document; a lait file is one document (remove the '---' separator)",
-        composer.src.range(start, end),
+        use,
     )
 
 
-def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagnostic]) -> Composer:
-    anchors: dict[str, Node] = {}
-    budget = [ALIAS_NODE_BUDGET]
-    reported_aliases: set[str] = set()
-    composer: Composer
+class _Document:
+    """What both readers do alike while they build one document (the tree-sitter composer here,
+    libyaml's events in :mod:`lait_core.source.events`): explicit tags, anchors, alias expansion
+    under :data:`ALIAS_NODE_BUDGET`, and the diagnostics for tags, aliases and mapping keys, added to
+    ``problems``. Each reader locates nodes itself and passes the ranges in."""
 
-    def apply_tag(tag: str, raw: str, start: int, end: int) -> Any:
-        return _apply_tag(tag, raw, problems, src.range(start, end))
+    def __init__(self, src: SourceText, path: str, problems: list[Diagnostic]) -> None:
+        self.src = src
+        self.path = path
+        self.problems = problems
+        self.anchors: dict[str, Node] = {}
+        self._budget = [ALIAS_NODE_BUDGET]
+        self._reported_aliases: set[str] = set()
 
-    def anchor(name: str, node: Node) -> None:
-        anchors[name] = node
+    def tagged(self, tag: str, raw: str, use: Range) -> Any:
+        """The value of a scalar with an explicit tag; its text when the text does not fit the tag
+        (reported)."""
+        try:
+            return resolve_tagged(tag, raw)
+        except TagError as exc:
+            self.problems.append(Diagnostic(CODE_SYNTAX, str(exc), use))
+            return raw
 
-    def alias(name: str, start: int, end: int) -> Node:
-        use = src.range(start, end)
-        target = anchors.get(name)
+    def anchor(self, name: str, node: Node) -> None:
+        self.anchors[name] = node
+
+    def alias(self, name: str, start: int, end: int, use: Range, open_nodes: Iterable[Node]) -> Node:
+        """The node an alias stands for: a copy of its anchor's node located at the use, or a null
+        scalar there (reported) when there is no such anchor, the anchor's node is still open (one
+        of ``open_nodes``: it would contain itself) or the copy would exceed the node budget."""
+        target = self.anchors.get(name)
         if target is None:
-            problems.append(Diagnostic(CODE_SYNTAX, f"alias '*{name}' refers to no anchor '&{name}'", use))
-            return ScalarNode(start, end, use, src, value=None)
-        if any(node is target for node in composer.open):
-            problems.append(Diagnostic(CODE_ALIAS, f"alias '*{name}' refers to a node that contains it", use))
-            return ScalarNode(start, end, use, src, value=None)
-        copy = _relocated_copy(target, start, end, use, budget)
+            self.problems.append(
+                Diagnostic(CODE_SYNTAX, f"alias '*{name}' refers to no anchor '&{name}'", use)
+            )
+            return ScalarNode(start, end, use, self.src, value=None)
+        if any(node is target for node in open_nodes):
+            self.problems.append(
+                Diagnostic(CODE_ALIAS, f"alias '*{name}' refers to a node that contains it", use)
+            )
+            return ScalarNode(start, end, use, self.src, value=None)
+        copy = _relocated_copy(target, start, end, use, self._budget)
         if copy is None:
-            if name not in reported_aliases:
-                reported_aliases.add(name)
-                problems.append(
+            if name not in self._reported_aliases:
+                self._reported_aliases.add(name)
+                self.problems.append(
                     Diagnostic(
                         CODE_ALIAS,
                         f"alias '*{name}' expands to more than {ALIAS_NODE_BUDGET:,} nodes in"
@@ -288,11 +281,11 @@ def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagn
                         use,
                     )
                 )
-            return ScalarNode(start, end, use, src, value=None)
+            return ScalarNode(start, end, use, self.src, value=None)
         return copy
 
-    def bad_key(key_node: Node) -> None:
-        problems.append(
+    def bad_key(self, key_node: Node) -> None:
+        self.problems.append(
             Diagnostic(
                 CODE_SYNTAX,
                 "only scalar mapping keys are supported here; use a plain string key",
@@ -300,19 +293,39 @@ def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagn
             )
         )
 
-    def duplicate_key(key: Any, key_node: Node, first: Node) -> None:
-        problems.append(
+    def duplicate_key(self, key: Any, key_node: Node, first: Node) -> None:
+        self.problems.append(
             Diagnostic(
                 CODE_DUPLICATE_KEY,
                 f"duplicate key '{key}'; YAML mappings need unique keys (the first one is kept)",
                 key_node.range,
-                related=(Related(path, first.range, f"'{key}' is first defined here"),),
+                related=(Related(self.path, first.range, f"'{key}' is first defined here"),),
             )
         )
 
+
+def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagnostic]) -> Composer:
+    document = _Document(src, path, problems)
+    composer: Composer
+
+    def apply_tag(tag: str, raw: str, start: int, end: int) -> Any:
+        return document.tagged(tag, raw, src.range(start, end))
+
+    def alias(name: str, start: int, end: int) -> Node:
+        return document.alias(name, start, end, src.range(start, end), composer.open)
+
     kind_ids = kinds(_tree_sitter_parser().language)
     composer = Composer(
-        src, offsets, kind_ids, resolve_plain, apply_tag, alias, anchor, bad_key, duplicate_key, MAX_DEPTH
+        src,
+        offsets,
+        kind_ids,
+        resolve_plain,
+        apply_tag,
+        alias,
+        document.anchor,
+        document.bad_key,
+        document.duplicate_key,
+        MAX_DEPTH,
     )
     return composer
 
@@ -417,24 +430,6 @@ def _libyaml_error(text: str) -> Exception | None:
                 return None
     except Exception as exc:  # libyaml/ruamel errors of every kind
         return exc
-
-
-def _apply_tag(tag: str, raw: str, problems: list[Diagnostic], rng: Range) -> Any:
-    if not tag.startswith(_TAG_PREFIX):
-        return raw
-    kind = tag[len(_TAG_PREFIX) :]
-    if kind == "str":
-        return raw
-    value = resolve_plain(raw)
-    expected = {"int": int, "float": (int, float), "bool": bool, "null": type(None)}.get(kind)
-    if expected is None:
-        return raw
-    if isinstance(value, bool) and kind != "bool":
-        value = raw
-    if not isinstance(value, expected):  # type: ignore[arg-type]
-        problems.append(Diagnostic(CODE_SYNTAX, f"'{raw}' is not a valid !!{kind}", rng))
-        return raw
-    return float(value) if kind == "float" else value
 
 
 def _relocated_copy(target: Node, start: int, end: int, use: Range, budget: list[int]) -> Node | None:

@@ -13,8 +13,9 @@ import pytest
 from lait_core.diagnostics import Severity
 from lait_core.lint.engine import Linter
 from lait_core.source.positions import LineIndex, Position, Range
+from lait_core.source.scalar_values import resolve_plain
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-from lait_core.source.yaml import ALIAS_NODE_BUDGET, ParsedYaml, parse_yaml, resolve_plain
+from lait_core.source.yaml import ALIAS_NODE_BUDGET, ParsedYaml, parse_yaml
 
 
 def _slice(text: str, rng: Range) -> str:
