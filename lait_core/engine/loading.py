@@ -5,9 +5,9 @@ Parsed documents are cached in the run's session by canonical path."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents.agent import AgentDocument, parse_agent
@@ -45,28 +45,32 @@ def _read(path: Path) -> str:
 
 def read_agent(path: Path, cache: MutableMapping[tuple[str, str], Any] | None = None) -> AgentDocument:
     """The parsed, valid agent file at ``path`` (ConfigurationError otherwise)."""
-    key = ("agent", str(canonical(path)))
-    if cache is not None and key in cache:
-        cached: AgentDocument = cache[key]
-        return cached
-    doc = parse_agent(_read(path), str(path))
-    error = located_error(path, doc.diagnostics)
-    if error is not None:
-        raise error
-    if cache is not None:
-        cache[key] = doc
-    return doc
+    return _read_document("agent", path, parse_agent, cache)
 
 
 def read_skill(path: Path, cache: MutableMapping[tuple[str, str], Any] | None = None) -> SkillDocument:
     """The parsed, valid skill file at ``path`` (a directory means its ``SKILL.md``)."""
     if path.is_dir():
         path = path / "SKILL.md"
-    key = ("skill", str(canonical(path)))
+    return _read_document("skill", path, parse_skill, cache)
+
+
+_Document = TypeVar("_Document", AgentDocument, SkillDocument)
+
+
+def _read_document(
+    kind: str,
+    path: Path,
+    parse: Callable[[str, str], _Document],
+    cache: MutableMapping[tuple[str, str], Any] | None,
+) -> _Document:
+    """``parse`` of the file at ``path``, raising its errors as one :func:`located_error`; kept in
+    ``cache`` under ``(kind, canonical path)``."""
+    key = (kind, str(canonical(path)))
     if cache is not None and key in cache:
-        cached: SkillDocument = cache[key]
+        cached: _Document = cache[key]
         return cached
-    doc = parse_skill(_read(path), str(path))
+    doc = parse(_read(path), str(path))
     error = located_error(path, doc.diagnostics)
     if error is not None:
         raise error
