@@ -248,17 +248,14 @@ def _flow_depth(text: str, start: int, end: int, depth: int = 0, quote: str = ""
     """Bracket depth and the open quote (if any) after scanning ``text[start:end]``."""
     i = start
     while i < end:
+        if quote:  # skip to the closing quote
+            i = _close_quote(text, i, end, quote)
+            if i == -1:
+                return depth, quote
+            quote = ""
+            continue
         c = text[i]
-        if quote:
-            if quote == '"' and c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                if quote == "'" and i + 1 < end and text[i + 1] == "'":
-                    i += 2
-                    continue
-                quote = ""
-        elif c in "\"'":
+        if c in "\"'":
             quote = c
         elif c in "[{":
             depth += 1
