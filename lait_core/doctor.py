@@ -276,19 +276,6 @@ class Probe:
     """The ids listed (None: the answer had no model list)."""
 
 
-def is_loopback(url: str) -> bool:
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 async def probe_models(base_url: str, api_key: str | None, timeout: float) -> Probe:
     from lait_core.engine.resolve import PLACEHOLDER_KEY
     from lait_core.httpx_import import httpx
@@ -330,6 +317,8 @@ START_LOCAL = "start the local model server (LM Studio: `lms server start`) or u
 
 
 def provider_checks(use: ModelUse, probe: Probe, timeout: float) -> list[Check]:
+    from lait_core.engine.resolve import is_loopback
+
     url = use.base_url
     local = is_loopback(url)
     if probe.kind == "key":

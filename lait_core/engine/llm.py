@@ -36,7 +36,7 @@ from lait_core.engine.models import (
     ToolCall,
     Usage,
 )
-from lait_core.engine.resolve import PLACEHOLDER_KEY, Endpoint, KeyResolver, ResolvedModel
+from lait_core.engine.resolve import PLACEHOLDER_KEY, Endpoint, KeyResolver, ResolvedModel, is_loopback
 from lait_core.httpx_import import httpx
 
 REQUEST_TIMEOUT = 300.0
@@ -497,22 +497,9 @@ def _with_hint(error: LlmError, endpoint: Endpoint) -> LlmError:
         return error
     if endpoint.default_url:
         return LlmConnectionError(error.base_url, f"{error.short}; {UNREACHABLE_DEFAULT_HINT}")
-    if _is_loopback(error.base_url):
+    if is_loopback(error.base_url):
         return LlmConnectionError(error.base_url, f"{error.short}; {UNREACHABLE_LOCAL_HINT}")
     return error
-
-
-def _is_loopback(url: str) -> bool:
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 # -- one resolved model ------------------------------------------------------------------------

@@ -159,7 +159,7 @@ async def test_unreachable_default_endpoint_says_how_to_get_a_model() -> None:
 
 def test_only_loopback_addresses_get_the_local_hint() -> None:
     """Which configured addresses count as "this machine" (no request is made here)."""
-    from lait_core.engine.llm import _is_loopback
+    from lait_core.engine.resolve import is_loopback
 
     for url in (
         "http://localhost:1234/v1",
@@ -167,14 +167,14 @@ def test_only_loopback_addresses_get_the_local_hint() -> None:
         "http://127.1.2.3/v1",
         "http://[::1]:1/v1",
     ):
-        assert _is_loopback(url), url
+        assert is_loopback(url), url
     for url in (
         "https://api.openai.com/v1",
         "http://10.0.0.5:1234/v1",
         "http://[2001:db8::1]/v1",
         "not a url",
     ):
-        assert not _is_loopback(url), url
+        assert not is_loopback(url), url
 
 
 def test_default_endpoint_is_marked_only_when_nothing_is_configured() -> None:
