@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lait_core.diagnostics import Diagnostic, Fix
+from lait_core.language.nodes import last_leaf
 from lait_core.lint import suppression
 from lait_core.lint.discovery import YAML_KINDS, FileKind
 from lait_core.source.files import Loaded, read_source
@@ -149,18 +150,6 @@ def referenced_name(diag: Diagnostic, text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _content_end(node: Node) -> int:
-    """Offset where ``node``'s own text ends (a block collection's end mark is the next token)."""
-    cur = node
-    while True:
-        if isinstance(cur, MappingNode) and cur.pairs and not cur.flow:
-            cur = cur.pairs[-1][1]
-        elif isinstance(cur, SequenceNode) and cur.items and not cur.flow:
-            cur = cur.items[-1]
-        else:
-            return cur.end
-
-
 def _line_end(text: str, offset: int) -> int:
     """Offset of the end of the line holding ``offset`` (before ``\\r\\n``/``\\n``)."""
     eol = text.find("\n", offset)
@@ -214,7 +203,7 @@ def add_mcp_server_edit(config_text: str, name: str) -> TextEdit | None:
                 edit = _insert(index, close, f"{sep}{entry}")
         elif isinstance(section, MappingNode) and section.pairs:
             indent = section.pairs[0][0].range.start.character
-            end = _content_end(section)
+            end = last_leaf(section).end
             pad = " " * indent
             if end > 0 and config_text[end - 1] == "\n":
                 edit = _insert(index, end, f"{pad}{entry}{nl}")

@@ -11,13 +11,9 @@ from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, m
 _SPACE = " \t\r\n"
 
 
-def tight_end(node: Node) -> Position:
-    """Where ``node``'s own text ends.
-
-    A block collection's end mark is where the next token starts (often the next line, after
-    comments), and a block scalar's end includes its trailing line breaks; this is the end of the
-    last character that belongs to the node instead.
-    """
+def last_leaf(node: Node) -> Node:
+    """The node whose end is ``node``'s own end: the last value of a block collection, and of its
+    last value, and so on; ``node`` itself when it is a scalar, a flow collection or empty."""
     cur = node
     while True:
         if isinstance(cur, MappingNode) and cur.pairs and not cur.flow:
@@ -25,7 +21,17 @@ def tight_end(node: Node) -> Position:
         elif isinstance(cur, SequenceNode) and cur.items and not cur.flow:
             cur = cur.items[-1]
         else:
-            break
+            return cur
+
+
+def tight_end(node: Node) -> Position:
+    """Where ``node``'s own text ends.
+
+    A block collection's end mark is where the next token starts (often the next line, after
+    comments), and a block scalar's end includes its trailing line breaks; this is the end of the
+    last character that belongs to the node instead.
+    """
+    cur = last_leaf(node)
     if isinstance(cur, ScalarNode) and cur.style in ("|", ">") and cur.document is not None:
         text = cur.document.text
         end = min(cur.end, len(text))
