@@ -134,9 +134,8 @@ _JQ_FORMAT = re.compile(r"@[A-Za-z0-9_]+")
 _JQ_KEY_AFTER = re.compile(r"[ \t\r\n]*:(?!:)")
 
 
-class _JqLexer:
-    """jq's tokens: strings (with ``\\(...)`` interpolation lexed as code), numbers, ``$variables``,
-    ``.fields``, object keys, keywords, functions, formats, operators and comments."""
+class _Lexer:
+    """A lexer's source text and the pieces it emits (empty ones are dropped)."""
 
     __slots__ = ("out", "src")
 
@@ -147,6 +146,13 @@ class _JqLexer:
     def emit(self, start: int, end: int, kind: str, *mods: str) -> None:
         if end > start:
             self.out.append(Piece(start, end, kind, mods))
+
+
+class _JqLexer(_Lexer):
+    """jq's tokens: strings (with ``\\(...)`` interpolation lexed as code), numbers, ``$variables``,
+    ``.fields``, object keys, keywords, functions, formats, operators and comments."""
+
+    __slots__ = ()
 
     def code(self, i: int, nested: bool) -> int:
         """Lex code from ``i``; in an interpolation stop after the ``)`` that closes it."""
@@ -353,16 +359,8 @@ def _tag_end(src: str, i: int) -> tuple[int, int]:
     return eol, eol
 
 
-class _TemplateLexer:
-    __slots__ = ("out", "src")
-
-    def __init__(self, src: str) -> None:
-        self.src = src
-        self.out: list[Piece] = []
-
-    def emit(self, start: int, end: int, kind: str, *mods: str) -> None:
-        if end > start:
-            self.out.append(Piece(start, end, kind, mods))
+class _TemplateLexer(_Lexer):
+    __slots__ = ()
 
     def run(self) -> None:
         src = self.src
