@@ -778,19 +778,7 @@ class _Request(RequestBase):
             rng = self.range(t.token_start, end)
             data = list(_DATA_VARIABLES.items()) if in_each else []
             data.append(("root", "The template's root context (`@root.input`, ...)."))
-            for i, (name, doc) in enumerate(data):
-                out.append(
-                    CompletionItem(
-                        f"@{name}",
-                        ItemKind.VARIABLE,
-                        rng,
-                        f"@{name}",
-                        "data variable",
-                        doc,
-                        filter_text=f"@{name}",
-                        sort_text=f"{i:02d}",
-                    )
-                )
+            out.extend(_data_variable_item(name, doc, rng, f"{i:02d}") for i, (name, doc) in enumerate(data))
             return out
         if "." in token:
             root, _, rest = token.partition(".")
@@ -825,18 +813,7 @@ class _Request(RequestBase):
             if in_each:
                 for i, (name, doc) in enumerate(_DATA_VARIABLES.items()):
                     if name in ("index", "key"):
-                        out.append(
-                            CompletionItem(
-                                f"@{name}",
-                                ItemKind.VARIABLE,
-                                rng,
-                                f"@{name}",
-                                "data variable",
-                                doc,
-                                filter_text=f"@{name}",
-                                sort_text=f"01{i}",
-                            )
-                        )
+                        out.append(_data_variable_item(name, doc, rng, f"01{i}"))
         if t.first:
             for i, (name, doc) in enumerate(_TEMPLATE_HELPERS.items()):
                 out.append(
@@ -1000,6 +977,20 @@ __all__ = [
     "prepare",
     "snippet_text",
 ]
+
+
+def _data_variable_item(name: str, doc: str, rng: Range, sort_text: str) -> CompletionItem:
+    """``@name`` (``@index``, ``@root``, ...) in a template."""
+    return CompletionItem(
+        f"@{name}",
+        ItemKind.VARIABLE,
+        rng,
+        f"@{name}",
+        "data variable",
+        doc,
+        filter_text=f"@{name}",
+        sort_text=sort_text,
+    )
 
 
 def _block_helper_items(rng: Range, order: str) -> list[CompletionItem]:
