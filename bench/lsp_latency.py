@@ -1378,6 +1378,7 @@ async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int)
             one_change.append(ms)
             changed_items = result.get("items", [])
             full_after_change.append(sum(1 for i in changed_items if i.get("kind") == "full"))
+            agent.write_text(text, encoding="utf-8")  # the next run starts from the same files
             if not full_after_change[-1]:
                 raise SystemExit("after one agent changed, no file was reported in full")
         finally:
