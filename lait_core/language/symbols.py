@@ -387,7 +387,7 @@ class Project:
         start = found[0].range.start
         return (
             f"{key.namespace} '{key.name}' is defined in the global config {index.path}:{start.line + 1}:"
-            f"{start.character + 1}, which every project shares; rename it there, or define '{key.name}'"
+            f"{start.character + 1}, which every project shares; change it there by hand, or define '{key.name}'"
             " in this project's lait.config.yml"
         )
 
