@@ -17,7 +17,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace.text_document import TextDocument
 
 from lait_core import __version__
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config import ConfigMode, global_config_file
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
 from lait_ls.documents import Overlay, agent_references, lait_kind
@@ -93,6 +93,9 @@ class LaitServer(LanguageServer):
         path = self.path_of(uri)
         if path is None:
             return None
+        options = self.linter.options
+        if os.path.normpath(os.path.abspath(path)) == global_config_file(options.mode, options.environ):
+            return FileKind.CONFIG  # the global config: checked and navigated like lait.config.yml
         text = self.text_of(uri)
         try:
             config = self.linter.workspace_for(path).loaded_config

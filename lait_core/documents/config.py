@@ -137,6 +137,17 @@ def find_project_config(start: Path) -> Path | None:
         cur = cur.parent
 
 
+def global_config_file(mode: ConfigMode, environ: dict[str, str] | None = None) -> str:
+    """The global config's absolute, normalised path when configs are searched for (the only mode
+    that reads it); '' in the other modes or without a home directory."""
+    if mode is not ConfigMode.SEARCH:
+        return ""
+    try:
+        return os.path.normpath(os.path.abspath(global_config_path(environ)))
+    except ConfigError:
+        return ""
+
+
 def global_config_path(environ: dict[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     xdg = env.get("XDG_CONFIG_HOME", "")

@@ -64,7 +64,7 @@ def workspace_symbols(
             if count >= MAX_FILES or len(out) >= limit:
                 break
             path = normpath(raw)
-            if path in seen:
+            if path in seen or project.is_global(path):  # listed once, below
                 continue
             seen.add(path)
             text = project.read(path)
@@ -90,7 +90,7 @@ def workspace_symbols(
                     if len(out) >= limit:
                         break
     glob = project.global_index()  # names every project may use (model aliases, MCP servers, ...)
-    if glob is not None and glob.path not in seen:
+    if glob is not None:
         container = _home_relative(glob.path)
         for occ in glob.occurrences:
             if len(out) >= limit:

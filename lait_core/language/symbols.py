@@ -119,7 +119,7 @@ class Project:
     def config_path(self, path: Path | str) -> str:
         """Absolute path of the lait.config.yml governing ``path`` ('' when there is none)."""
         p = Path(path)
-        if file_kind(p) is FileKind.CONFIG:
+        if file_kind(p) is FileKind.CONFIG or self.is_global(str(p)):
             return normpath(str(p))
         directory = normpath(str(p.parent))
         now = time.monotonic()
@@ -272,20 +272,64 @@ class Project:
             return None
         return self.index_path(loaded.global_doc.path, FileKind.CONFIG)
 
-    def global_index(self) -> FileIndex | None:
-        """The index of the global config (``$XDG_CONFIG_HOME/lait/config.yml``) when the linter
-        searches for configs and the file exists (workspace symbols list its names)."""
-        from lait_core.documents.config import ConfigError, ConfigMode, global_config_path
+    def global_path(self) -> str:
+        """The global config's path (``$XDG_CONFIG_HOME/lait/config.yml``) when the linter searches
+        for configs ('' otherwise)."""
+        from lait_core.documents.config import global_config_file
 
-        if self.linter.options.mode is not ConfigMode.SEARCH:
+        options = self.linter.options
+        return global_config_file(options.mode, options.environ)
+
+    def is_global(self, path: str) -> bool:
+        glob = self.global_path()
+        return bool(glob) and normpath(path) == glob
+
+    def global_index(self) -> FileIndex | None:
+        """The index of the global config when it exists (workspace symbols list its names)."""
+        path = self.global_path()
+        if not path or not os.path.isfile(path):
             return None
-        try:
-            path = global_config_path(self.linter.options.environ)
-        except ConfigError:
-            return None
-        if not path.is_file():
-            return None
-        return self.index_path(str(path), FileKind.CONFIG)
+        return self.index_path(path, FileKind.CONFIG)
+
+    def global_uses(
+        self, key: SymbolKey, roots: Sequence[str], open_docs: Iterable[Document] = ()
+    ) -> list[tuple[FileIndex, Occurrence]]:
+        """The places under ``roots`` (and in open documents) that name the global config's ``key``
+        and resolve to it (their project does not define the name)."""
+        from lait_core.lint.discovery import lait_kind
+
+        out: list[tuple[FileIndex, Occurrence]] = []
+        glob = self.global_path()
+        paths: dict[str, FileKind | None] = {normpath(str(d.path)): d.kind for d in open_docs}
+        for root in roots:
+            try:
+                for count, raw in enumerate(discover([root])):
+                    if count >= MAX_FILES:
+                        break
+                    paths.setdefault(normpath(raw), None)
+            except OSError:
+                continue
+        shadowed: dict[tuple[str, str], bool] = {}
+        for path, known in sorted(paths.items()):
+            if path == glob:
+                continue
+            text = self.read(path)
+            if text is None:
+                continue
+            kind = known or lait_kind(Path(path), text)
+            if kind is None or kind in (FileKind.UNKNOWN, FileKind.SKILL):
+                continue
+            index = self._cached(path, text, kind)
+            for o in index.occurrences:
+                if o.definition or o.key.namespace is not key.namespace or o.key.name != key.name:
+                    continue
+                scope_key = (o.key.scope, key.name)
+                if scope_key not in shadowed:
+                    scope = self.index_path(o.key.scope) if o.key.scope else None
+                    shadowed[scope_key] = scope is not None and bool(scope.definitions(o.key))
+                if not shadowed[scope_key]:
+                    out.append((index, o))
+        return out
 
     def global_definitions(self, doc: Document, key: SymbolKey) -> tuple[FileIndex, list[Occurrence]] | None:
         """When ``key`` (named in ``doc``) is defined by the global config and not by ``doc``'s
@@ -306,10 +350,22 @@ class Project:
         return glob, found
 
     def occurrences(
-        self, doc: Document, key: SymbolKey, open_docs: Iterable[Document] = ()
+        self,
+        doc: Document,
+        key: SymbolKey,
+        open_docs: Iterable[Document] = (),
+        roots: Sequence[str] = (),
     ) -> list[tuple[FileIndex, Occurrence]]:
-        """Every occurrence of ``key``: in its own file for file-scoped names, else project-wide."""
+        """Every occurrence of ``key``: in its own file for file-scoped names, else project-wide. A
+        name the global config defines, asked from the global config: its occurrences there and the
+        uses under ``roots`` that resolve to it."""
         here = self.index(doc)
+        if key.namespace not in FILE_SCOPED and key.scope == here.path and self.is_global(here.path):
+            open_docs = list(open_docs)
+            found = [(here, o) for o in here.occurrences if o.key == key]
+            found += self.global_uses(key, roots, open_docs)
+            found.sort(key=lambda t: (t[0].path, t[1].range.start))
+            return found
         if key.namespace in FILE_SCOPED or (key.scope and key.scope != here.config):
             scope = self.scope_index(doc, key)
             files = [scope] if scope is not None else [here]
@@ -357,12 +413,14 @@ class Project:
         *,
         include_declaration: bool = True,
         open_docs: Iterable[Document] = (),
+        roots: Sequence[str] = (),
     ) -> list[Location]:
-        """Every place the name at ``pos`` occurs (definitions only when ``include_declaration``)."""
+        """Every place the name at ``pos`` occurs (definitions only when ``include_declaration``).
+        ``roots``: the workspace folders (searched for the uses of a global config name)."""
         hit = self.hit(doc, pos)
         if not isinstance(hit, Occurrence):
             return []
-        found = self.occurrences(doc, hit.key, open_docs)
+        found = self.occurrences(doc, hit.key, open_docs, roots)
         glob = self.global_definitions(doc, hit.key)
         if glob is not None:  # a name only the global config defines: its places there too
             found += [(glob[0], o) for o in glob[1]]
@@ -398,7 +456,12 @@ class Project:
         return RenameTarget(hit.key, hit.range)
 
     def rename(
-        self, doc: Document, pos: Position, new_name: str, open_docs: Sequence[Document] = ()
+        self,
+        doc: Document,
+        pos: Position,
+        new_name: str,
+        open_docs: Sequence[Document] = (),
+        roots: Sequence[str] = (),
     ) -> list[FileEdits]:
         """The edits renaming the name at ``pos`` everywhere it occurs. Raises :class:`RenameError`."""
         target = self.prepare_rename(doc, pos)
@@ -413,7 +476,7 @@ class Project:
         check_name(key.namespace, new_name)
         if new_name == key.name:
             return []
-        found = self.occurrences(doc, key, open_docs)
+        found = self.occurrences(doc, key, open_docs, roots)
         scope = self.scope_index(doc, key)
         clash = replace(key, name=new_name)
         if scope is not None and scope.definitions(clash):

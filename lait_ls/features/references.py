@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from lait_ls.features.definition import at, open_documents, project_of, to_location
+from lait_ls.roots import workspace_roots
 
 if TYPE_CHECKING:
     from lait_ls.server import LaitServer
@@ -28,6 +29,7 @@ def register(server: LaitServer) -> None:
                 pos,
                 include_declaration=params.context.include_declaration,
                 open_docs=open_documents(ls),
+                roots=workspace_roots(ls, with_open_folders=True),
             )
             return [to_location(ls, loc) for loc in locations] or None
         except Exception:

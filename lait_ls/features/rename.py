@@ -15,6 +15,7 @@ from pygls.exceptions import JsonRpcException
 from lait_core.language import RenameError
 from lait_ls.convert import to_lsp_range
 from lait_ls.features.definition import at, open_documents, project_of, uri_of
+from lait_ls.roots import workspace_roots
 
 if TYPE_CHECKING:
     from lait_ls.server import LaitServer
@@ -56,7 +57,8 @@ def register(server: LaitServer) -> None:
             if found is None:
                 return None
             doc, pos = found
-            edits = project_of(ls).rename(doc, pos, params.new_name, open_documents(ls))
+            roots = workspace_roots(ls, with_open_folders=True)
+            edits = project_of(ls).rename(doc, pos, params.new_name, open_documents(ls), roots)
         except RenameError as exc:
             raise JsonRpcException(message=str(exc), code=REQUEST_FAILED) from None
         except Exception:

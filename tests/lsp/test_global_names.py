@@ -1,6 +1,7 @@
 """Names that only the global config ($XDG_CONFIG_HOME/lait/config.yml) defines: go to definition
 from a project workflow lands in the global file, references include the global definition,
-workspace symbols list the global names, and rename refuses (saying where the definition is)."""
+workspace symbols list the global names, and rename refuses (saying where the definition is); from the
+global file itself, references and rename reach the workspace's uses."""
 
 from __future__ import annotations
 
@@ -94,6 +95,27 @@ async def test_definition_in_the_global_config(client: LanguageClient, tmp_path:
         with pytest.raises(JsonRpcException) as failed:
             await request
         assert expected in str(failed.value)
+
+    # from the global file itself (a config document for the editor): references reach the uses in
+    # the workspace that resolve to it, and rename edits both
+    global_doc = lsp.TextDocumentIdentifier(uri=open_doc(client, XDG / "lait" / "config.yml"))
+    at_definition = glob.ranges[1].start
+    refs = await client.text_document_references_async(
+        lsp.ReferenceParams(
+            text_document=global_doc,
+            position=at_definition,
+            context=lsp.ReferenceContext(include_declaration=True),
+        )
+    )
+    assert refs is not None
+    assert sorted((r.uri, r.range.start.line) for r in refs) == sorted(
+        [(uri, 2), (uri, 4), (global_uri, glob.ranges[1].start.line), (global_uri, glob.ranges[2].start.line)]
+    )
+    edit = await client.text_document_rename_async(
+        lsp.RenameParams(text_document=global_doc, position=at_definition, new_name="small")
+    )
+    assert edit is not None and edit.changes is not None
+    assert {u: len(e) for u, e in edit.changes.items()} == {global_uri: 2, uri: 2}
 
     # a project definition shadows the global one: then the project's name is renamed as usual
     config = tmp_path / "lait.config.yml"
