@@ -13,8 +13,6 @@ The editor implementation lives in ``lait_ls`` and maps the same calls onto ``la
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import sys
 import threading
@@ -24,6 +22,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeAlias, TypeVar
 
 from lait_core.engine.models import ApprovalError, EngineError, Usage, argv_text
+from lait_core.engine.threads import in_daemon_thread
 
 if TYPE_CHECKING:
     from lait_core.engine.mcp.forms import FormField
@@ -431,38 +430,7 @@ class TerminalInteraction:
         If the caller is cancelled, the thread is told so: before it got the lock it gives up; once
         it is reading it keeps the lock until the read returns and its answer is discarded.
         """
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[_T] = loop.create_future()
-        abandoned = threading.Event()
-
-        def settle(value: _T | None, error: BaseException | None) -> None:
-            if future.done():
-                return
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(value)  # type: ignore[arg-type]
-
-        def deliver(value: _T | None, error: BaseException | None) -> None:
-            if abandoned.is_set():
-                return
-            with contextlib.suppress(RuntimeError):  # the loop is already closed
-                loop.call_soon_threadsafe(settle, value, error)
-
-        def run() -> None:
-            try:
-                value = fn(abandoned)
-            except BaseException as exc:  # delivered to the awaiting coroutine
-                deliver(None, exc)
-                return
-            deliver(value, None)
-
-        threading.Thread(target=run, name="lait-prompt", daemon=True).start()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            abandoned.set()
-            raise
+        return await in_daemon_thread(fn, name="lait-prompt")
 
     @staticmethod
     def _acquire(lock: threading.Lock, abandoned: threading.Event) -> None:

@@ -15,46 +15,15 @@ import contextlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from lait_core.engine.embedded.prompt import plan_request
-from lait_core.engine.embedded.runtime import Cancelled, LocalModel, load_model
+from lait_core.engine.embedded.runtime import LocalModel, load_model
 from lait_core.engine.embedded.serve import Served, serve
 from lait_core.engine.models import ChatResponse, DeltaSink, LlmResponseError, Usage
+from lait_core.engine.threads import in_daemon_thread
 
-_T = TypeVar("_T")
-
-
-async def in_thread(work: Callable[[], _T], cancel: threading.Event) -> _T:
-    """Run ``work`` in a fresh daemon thread; on cancellation set ``cancel`` and return at once
-    (``work`` is expected to notice the event and end soon)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[_T] = loop.create_future()
-
-    def settle(value: _T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)  # type: ignore[arg-type]
-
-    def body() -> None:
-        try:
-            value = work()
-        except Cancelled:
-            return
-        except BaseException as exc:  # handed to the awaiting coroutine
-            _post(loop, settle, None, exc)
-        else:
-            _post(loop, settle, value, None)
-
-    threading.Thread(target=body, name="lait-embedded-model", daemon=True).start()
-    try:
-        return await future
-    except asyncio.CancelledError:
-        cancel.set()
-        raise
+_THREAD_NAME = "lait-embedded-model"
 
 
 def _post(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: Any) -> None:
@@ -71,7 +40,9 @@ class EmbeddedTransport:
 
     async def model(self) -> LocalModel:
         """The loaded model (loading takes a fraction of a second for the built-in model)."""
-        return await in_thread(lambda: load_model(self.path, threads=self.threads), threading.Event())
+        return await in_daemon_thread(
+            lambda _stop: load_model(self.path, threads=self.threads), name=_THREAD_NAME
+        )
 
     async def _serve(self, base_url: str, body: dict[str, Any], on_delta: DeltaSink | None) -> ChatResponse:
         plan = plan_request(body)
@@ -86,7 +57,9 @@ class EmbeddedTransport:
                 if not cancel.is_set():
                     _post(loop, sink, "content", piece)
 
-        served = await in_thread(lambda: serve(model, plan, cancel, on_text), cancel)
+        served = await in_daemon_thread(
+            lambda _stop: serve(model, plan, cancel, on_text), name=_THREAD_NAME, stop=cancel
+        )
         return _response(served, body, base_url)
 
     async def complete(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> ChatResponse:
