@@ -7,6 +7,14 @@ and the thread drops the work at its next checkpoint (:mod:`lait_core.cancel`), 
 never delays the fresh one. The thread owns its linter: invalidations from the request loop are
 queued and applied before the next job, never while one runs. It is a daemon thread, so a lint in
 progress never holds up the server's exit.
+
+The thread also runs other pure work of the request loop that may take long, cancellable the same
+way (:meth:`LintWorker.run`: the navigation index warm-up after each publish), one job at a time, so
+that the request loop stays free for requests and a lint never competes with it for the GIL.
+
+A lint's garbage collection waits for its diagnostics: the collector stays paused
+(:class:`~lait_core.gcpause.GcHold`) until the step of the awaiting task that received the result
+is over -- the one that converts and publishes the diagnostics.
 """
 
 from __future__ import annotations
@@ -19,25 +27,28 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from lait_core.cancel import Cancelled, CancelToken, cancellable
 from lait_core.diagnostics import Diagnostic
+from lait_core.gcpause import GcHold
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
 from lait_core.source.files import Loaded
 
 log = logging.getLogger("lait-ls")
+T = TypeVar("T")
 
 
 @dataclass
 class _Job:
-    text: str
-    path: Path
-    kind: FileKind
+    work: Callable[[], Any]
+    what: str
+    """For the log: "lint of <path>", "warm-up of <path>"."""
+    hold: GcHold | None = None
+    """Taken by the thread before the work; released by the awaiting side (see the module doc)."""
     token: CancelToken = field(default_factory=CancelToken)
-    future: concurrent.futures.Future[list[Diagnostic] | None] = field(
-        default_factory=concurrent.futures.Future
-    )
+    future: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
 
 
 class LintWorker:
@@ -48,9 +59,9 @@ class LintWorker:
         self._invalid: list[Path | None] = []
         self._thread: threading.Thread | None = None
         self.started = 0
-        """Lints begun (for tests and logs)."""
+        """Jobs begun (for tests and logs)."""
         self.cancelled = 0
-        """Lints stopped part-way because they went stale."""
+        """Jobs stopped part-way because they went stale."""
 
     def invalidate(self, path: Path | None) -> None:
         """Forget what the worker's linter cached about ``path`` (None: everything), before its next job."""
@@ -59,8 +70,20 @@ class LintWorker:
 
     async def lint(self, text: str, path: Path, kind: FileKind) -> list[Diagnostic] | None:
         """The diagnostics of ``text`` (None when the lint was cancelled). Cancelling the awaiting
-        task cancels the lint."""
-        job = _Job(text, path, kind)
+        task cancels the lint. The garbage collector stays paused until the awaiting task's current
+        step is over (it publishes the diagnostics)."""
+        job = _Job(lambda: self.linter.lint_text(text, path, kind), f"lint of {path}", GcHold())
+        result: list[Diagnostic] | None = await self._submit(job)
+        return result
+
+    async def run(self, work: Callable[[], T], what: str) -> T | None:
+        """``work()`` on the thread, after the jobs already queued (None when it was cancelled: by
+        cancelling the awaiting task, which stops it at its next :func:`~lait_core.cancel.checkpoint`)."""
+        result: T | None = await self._submit(_Job(work, what))
+        return result
+
+    async def _submit(self, job: _Job) -> Any:
+        loop = asyncio.get_running_loop()
         self._ensure_thread()
         self._jobs.put(job)
         try:
@@ -68,6 +91,9 @@ class LintWorker:
         except asyncio.CancelledError:
             job.token.cancel()
             raise
+        finally:
+            if job.hold is not None:
+                loop.call_soon(job.hold.release)  # after this step of the awaiting task
 
     def _ensure_thread(self) -> None:
         if self._thread is None or not self._thread.is_alive():
@@ -84,15 +110,18 @@ class LintWorker:
             for path in invalid:
                 self.linter.invalidate(path)
             self.started += 1
-            log.info("lint of %s started", job.path)
+            log.info("%s started", job.what)
+            if job.hold is not None:
+                job.hold.take()
             try:
                 with cancellable(job.token):
-                    result = self.linter.lint_text(job.text, job.path, job.kind)
+                    result = job.work()
             except Cancelled:
                 self.cancelled += 1
-                log.info("lint of %s cancelled: the document changed", job.path)
+                log.info("%s cancelled: the document changed", job.what)
                 job.future.set_result(None)
             except Exception as exc:  # reported by the awaiting side; the thread lives on
                 job.future.set_exception(exc)
             else:
                 job.future.set_result(result)
+                log.info("%s finished", job.what)

@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from lait_core.cancel import checkpoint
 from lait_core.documents.agent import AgentDocument, parse_agent
 from lait_core.documents.config import ConfigDocument, parse_config
 from lait_core.documents.workflow import WorkflowDocument, parse_workflow
@@ -387,6 +388,7 @@ class _Builder:
         self.capabilities(root.get("default"), own_models)
         self.refer(Namespace.SCHEMA, here, root.get("input_schema"))
         for step in doc.all_steps():
+            checkpoint()  # the language server builds indexes on its lint thread (lait_core.cancel)
             node = step.node
             id_node = _string(node.get("id"))
             if id_node is not None:

@@ -143,10 +143,23 @@ class Project:
         hit = self._files.get(path)
         if hit is not None and hit.text == text and hit.kind is kind and hit.config == config:
             return hit
-        index = build_index(path, text, kind, config)
-        if index.named_children and config and config != path:
-            self._resolve_children(index, config)
-        self._files[path] = index
+        return self.install(build_index(path, text, kind, config))
+
+    def pending(self, doc: Document) -> str | None:
+        """None when the index of ``doc`` is cached; else the config path to build it with
+        (:func:`build_index`, which is pure, so it may run on another thread; then :meth:`install`)."""
+        path = normpath(str(doc.path))
+        config = self.config_path(path)
+        hit = self._files.get(path)
+        if hit is not None and hit.text == doc.text and hit.kind is doc.kind and hit.config == config:
+            return None
+        return config
+
+    def install(self, index: FileIndex) -> FileIndex:
+        """Cache an index made by :func:`build_index` (the names it leaves to the project resolved)."""
+        if index.named_children and index.config and index.config != index.path:
+            self._resolve_children(index, index.config)
+        self._files[index.path] = index
         return index
 
     def _resolve_children(self, index: FileIndex, config: str) -> None:

@@ -4,6 +4,9 @@ already in progress, so one slow document never delays another, a hover or the s
 
 Editing lait.config.yml re-checks every open lait document; saving or changing an agent or a
 child workflow re-checks the other open documents (they may reference it).
+
+After each publish the document is prepared for the requests that usually follow (:func:`warm`):
+off the request loop, cancelled by the next edit, never in the way of a request.
 """
 
 from __future__ import annotations
@@ -12,17 +15,20 @@ import asyncio
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from lait_core.cancel import checkpoint
 from lait_core.diagnostics import Diagnostic
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import LineIndex
 from lait_ls.convert import severity, to_lsp_range
 
 if TYPE_CHECKING:
+    from lait_core.language.index import FileIndex
     from lait_ls.server import LaitServer
 
 log = logging.getLogger("lait-ls")
@@ -126,14 +132,49 @@ WARM_LIMIT_LINES = 5000
 """Documents up to this size get their navigation index built right after their diagnostics, so the
 first hover or go-to-definition after an edit is answered from the cache."""
 
+WARM_GATE_ENV = "LAIT_LS_TEST_WARM_GATE"
+"""Tests only: a file path; each warm-up waits (on the lint thread, at most a minute) until that file
+exists, which shows that requests are answered while a warm-up is in progress."""
 
-def warm(ls: LaitServer, uri: str) -> None:
+
+def _wait_for_gate(gate: str) -> None:
+    deadline = time.monotonic() + 60.0
+    while not os.path.exists(gate) and time.monotonic() < deadline:
+        checkpoint()
+        time.sleep(0.01)
+
+
+async def warm(ls: LaitServer, uri: str) -> None:
+    """Prepare for the requests that follow an edit: the document's semantic tokens (when its tokens
+    were asked for before), then its navigation index, built on the lint thread (the request loop
+    only checks and stores it), so a request sent right after an edit never waits for the warm-up.
+    A newer edit cancels it (it is part of the document's scheduled task)."""
+    from lait_core.language.index import build_index
+    from lait_ls.features import semantic_tokens
     from lait_ls.features.definition import document_of, project_of
 
     try:
+        await semantic_tokens.prepare(ls, uri)
         doc = document_of(ls, uri)
-        if doc is not None and doc.text.count("\n") <= WARM_LIMIT_LINES:
-            project_of(ls).index(doc)
+        if doc is None or doc.text.count("\n") > WARM_LIMIT_LINES:
+            return
+        project = project_of(ls)
+        config = project.pending(doc)
+        if config is None:
+            return
+        gate = os.environ.get(WARM_GATE_ENV)
+
+        def work() -> FileIndex:
+            if gate:
+                _wait_for_gate(gate)
+            return build_index(str(doc.path), doc.text, doc.kind, config)
+
+        index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
+        now = document_of(ls, uri)
+        if index is not None and now is not None and now.text == doc.text and now.kind is doc.kind:
+            project.install(index)
+    except asyncio.CancelledError:
+        raise
     except Exception:  # only a cache warm-up: never let it disturb the server
         log.debug("warming the index of %s failed", uri, exc_info=True)
 
@@ -156,7 +197,7 @@ def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
             if uri in ls.open_uris:
                 await publish(ls, uri)
                 await asyncio.sleep(0)  # let waiting requests go first, then prepare for the next ones
-                warm(ls, uri)
+                await warm(ls, uri)
         finally:
             if ls.pending.get(uri) is current:
                 ls.pending.pop(uri, None)

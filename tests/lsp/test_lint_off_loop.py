@@ -59,13 +59,15 @@ def make_client() -> Recorder:
 
 
 @contextlib.asynccontextmanager
-async def server(tmp_path: Path) -> AsyncIterator[Recorder]:
+async def server(tmp_path: Path, warm_gate: Path | None = None) -> AsyncIterator[Recorder]:
     env = {
         **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
         "PYTHONPATH": str(ROOT),
         "LAIT_LOG": "INFO",
     }
+    if warm_gate is not None:  # each navigation-index warm-up waits until this file exists
+        env["LAIT_LS_TEST_WARM_GATE"] = str(warm_gate)
     config = ClientServerConfig(server_command=SERVER, server_env=env, client_factory=make_client)
     client = await config.start()
     assert isinstance(client, Recorder)
@@ -165,3 +167,57 @@ async def test_the_next_edit_cancels_a_stale_lint(tmp_path: Path) -> None:
         assert list(client.diagnostics[big_uri]) == []
         assert any(f"lint of {big} cancelled" in line for line in client.log), "".join(client.log)
         assert (big_uri, 1) not in client.published
+
+
+async def test_requests_after_an_edit_do_not_wait_for_the_warm_up(tmp_path: Path) -> None:
+    """After each publish lait-ls prepares the document for the next requests (the warm-up): its
+    semantic tokens, once they were asked for, then its navigation index on the lint thread. Here
+    every index warm-up is held until a gate file exists: semantic tokens, hover and completion sent
+    right after an edit are answered meanwhile (on the request loop they would wait for the gate),
+    the tokens were computed before they were asked for, and the edit cancelled the warm-up of the
+    previous version."""
+    gate = tmp_path / "gate"
+    (tmp_path / "lait.config.yml").write_text("default:\n  model: m\n", encoding="utf-8")
+    small = tmp_path / "small.yml"
+    small.write_text(SMALL, encoding="utf-8")
+    edited = SMALL + "  - id: second\n    jq: '$steps.first | length'\n"
+
+    def count(text: str) -> int:
+        return sum(text in line for line in client.log)
+
+    async with server(tmp_path, warm_gate=gate) as client:
+        uri = open_doc(client, small)
+        doc = lsp.TextDocumentIdentifier(uri=uri)
+        await until(lambda: count(f"warm-up of {small} started") == 1)
+        first = await client.text_document_semantic_tokens_full_async(
+            lsp.SemanticTokensParams(text_document=doc)
+        )
+        assert first is not None and count(f"semantic tokens of {small} computed") == 1
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=edited)],
+            )
+        )
+        await until(lambda: (uri, 2) in client.published)
+        await until(lambda: count(f"warm-up of {small} started") == 2)  # after the tokens
+        assert count(f"semantic tokens of {small} computed") == 2  # before anyone asked
+        tokens = await client.text_document_semantic_tokens_full_async(
+            lsp.SemanticTokensParams(text_document=doc)
+        )
+        hover = await client.text_document_hover_async(
+            lsp.HoverParams(text_document=doc, position=lsp.Position(line=6, character=6))
+        )
+        completion = await client.text_document_completion_async(
+            lsp.CompletionParams(text_document=doc, position=lsp.Position(line=6, character=4))
+        )
+        held = "".join(client.log)
+        assert count(f"warm-up of {small} finished") == 0, held  # version 2's still waits at the gate
+        assert count(f"warm-up of {small} cancelled") == 1, held  # version 1's, by the edit
+        assert count(f"semantic tokens of {small} computed") == 2  # the request used the prepared ones
+        assert tokens is not None and tokens.result_id != first.result_id
+        assert len(tokens.data) > len(first.data)  # `$steps.first | length` is coloured too
+        assert hover is not None and "jq" in str(hover.contents)
+        assert completion is not None
+        gate.write_text("", encoding="utf-8")
+        await until(lambda: count(f"warm-up of {small} finished") == 1)

@@ -1,0 +1,120 @@
+"""The garbage-collector pause (lait_core.gcpause) and how the language server's lint thread uses it:
+pauses are counted across threads, a hold may be released before it is taken, and a lint's
+collection waits until the step that received its diagnostics (the publish) is over."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lait_core.documents.config import ConfigMode
+from lait_core.gcpause import GcHold, paused_gc, pauses
+from lait_core.lint.discovery import FileKind
+from lait_core.lint.engine import LintOptions
+from lait_core.source.files import read_source
+from lait_ls.lint_worker import LintWorker
+
+WORKFLOW = "steps:\n  - id: a\n    jq: '.x | length'\n  - id: b\n    prompt: 'Hello {{ steps.a }}'\n"
+
+
+@pytest.fixture(autouse=True)
+def collector_on() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    assert pauses() == 0
+    if not was:
+        gc.disable()
+
+
+def test_overlapping_pauses_of_two_threads_turn_the_collector_on_only_at_the_last_end() -> None:
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def first() -> None:
+        with paused_gc():
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(10)
+        with paused_gc():
+            second_in.set()
+            first_out.wait(10)
+            seen.append(gc.isenabled())  # the first pause is over, this one is not
+        seen.append(gc.isenabled())
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert seen == [False, True]
+
+
+def test_a_collector_that_was_off_stays_off() -> None:
+    gc.disable()
+    with paused_gc():
+        hold = GcHold()
+        hold.take()
+    hold.release()
+    assert not gc.isenabled()
+    gc.enable()
+
+
+def test_a_hold_released_before_it_is_taken_is_never_taken() -> None:
+    hold = GcHold()
+    hold.release()
+    hold.take()
+    assert gc.isenabled() and pauses() == 0
+
+
+def test_a_hold_pauses_until_its_release_which_is_idempotent() -> None:
+    hold = GcHold()
+    hold.take()
+    hold.take()
+    with paused_gc():
+        pass
+    assert not gc.isenabled()
+    hold.release()
+    hold.release()
+    assert gc.isenabled()
+
+
+def worker() -> LintWorker:
+    return LintWorker(LintOptions(ConfigMode.DISABLED), reader=read_source)
+
+
+async def test_a_lint_collects_only_after_the_step_that_received_its_diagnostics(tmp_path: Path) -> None:
+    path = tmp_path / "wf.yml"
+    path.write_text(WORKFLOW, encoding="utf-8")
+    diags = await worker().lint(WORKFLOW.replace("length", "lenght"), path, FileKind.WORKFLOW)
+    assert diags is not None and any(d.code.startswith("LAIT") for d in diags)
+    assert not gc.isenabled()  # this step converts and publishes them with the collector still paused
+    await asyncio.sleep(0)
+    assert gc.isenabled()
+
+
+async def test_a_cancelled_lint_leaves_the_collector_on(tmp_path: Path) -> None:
+    path = tmp_path / "wf.yml"
+    lw = worker()
+    started = threading.Event()
+    release = threading.Event()
+    blocker = asyncio.ensure_future(lw.run(lambda: (started.set(), release.wait(10)), "blocker"))
+    await asyncio.to_thread(started.wait, 10)
+    lint = asyncio.ensure_future(lw.lint(WORKFLOW * 50, path, FileKind.WORKFLOW))
+    await asyncio.sleep(0)
+    lint.cancel()  # before the thread took the job
+    with pytest.raises(asyncio.CancelledError):
+        await lint
+    release.set()
+    await blocker
+    assert await lw.run(lambda: 42, "after") == 42
+    await asyncio.sleep(0)
+    assert gc.isenabled() and pauses() == 0
