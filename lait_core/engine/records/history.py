@@ -22,6 +22,7 @@ from typing import Any
 
 from lait_core.engine.models import Usage
 from lait_core.engine.records.store import parse_rfc3339, rfc3339, utc_now
+from lait_core.userdata import data_home
 
 KINDS = ("chat", "agent", "workflow", "prompt")
 PREVIEW = 60
@@ -34,12 +35,7 @@ class HistoryError(Exception):
 
 
 def history_path(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_DATA_HOME", "")
-    if not base or not os.path.isabs(base):
-        home = env.get("HOME") or str(Path.home())
-        base = os.path.join(home, ".local", "share")
-    return Path(base) / "lait" / "history.jsonl"
+    return data_home(environ) / "history.jsonl"
 
 
 def entry(kind: str, model: str | None, prompt: str, response: str, usage: Usage | None) -> dict[str, Any]:

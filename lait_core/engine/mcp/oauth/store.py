@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from lait_core.redact import add_secret
+from lait_core.userdata import data_home
 
 SERVICE = "lait-mcp-oauth"
 RECORD_LIMIT = 64 * 1024
@@ -65,12 +66,7 @@ class Backend(Protocol):
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_DATA_HOME", "")
-    if not base or not os.path.isabs(base):
-        home = env.get("HOME") or str(Path.home())
-        base = os.path.join(home, ".local", "share")
-    return Path(base) / "lait" / "mcp-oauth"
+    return data_home(environ) / "mcp-oauth"
 
 
 def _parse(text: str | bytes | None) -> dict[str, Any] | None:
