@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from lait_cli.common import fail
-from lait_cli.options import ApproveToolsOption, ConfigOption, NoConfigOption, VerboseOption
+from lait_cli.options import (
+    ApproveToolsOption,
+    ConfigOption,
+    NoConfigOption,
+    ReportFormatOption,
+    VerboseOption,
+    check_report_format,
+)
 from lait_cli.runner import Common
 
 if TYPE_CHECKING:
@@ -25,7 +32,6 @@ HELP = (
     "Run an eval file's cases against the live model (each --repeat N times) and report the pass "
     "rate of each case."
 )
-FORMATS = ("text", "json", "junit", "github")
 
 
 def register(app: typer.Typer) -> None:
@@ -75,20 +81,17 @@ def eval_command(
     repeat: Annotated[
         int, typer.Option("--repeat", metavar="N", help="Runs per case (values below 1 count as 1).")
     ] = 1,
-    format_: Annotated[
-        str, typer.Option("--format", metavar="text|json|junit|github", help="Report format.")
-    ] = "text",
+    format_: ReportFormatOption = "text",
     approve_tools: ApproveToolsOption = False,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
     verbose: VerboseOption = 0,
 ) -> None:
-    from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded, usage_error
+    from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded
     from lait_core.testing.definition import load_eval
     from lait_core.testing.eval import CaseResult, EvalRunner, text_report
 
-    if format_ not in FORMATS:
-        usage_error(f"--format must be text, json, junit or github (got '{format_}')")
+    check_report_format(format_)
     repeat = max(1, repeat)
     definition, diagnostics = load_eval(file)
     if definition is None:

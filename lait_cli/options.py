@@ -1,5 +1,6 @@
 """Command-line options that several commands share (`lait run`, `lait agent run`, the lists,
-`lait mcp`), declared once so their names, metavars and help read the same everywhere.
+`lait mcp`, `lait test` and `lait eval`), declared once so their names, metavars and help read the
+same everywhere.
 
 Top-level imports are typer and the standard library only.
 """
@@ -10,6 +11,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from lait_cli.common import fail
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
@@ -47,3 +50,15 @@ CacheOption = Annotated[
     bool, typer.Option("--cache", help="Use the response cache .lait/cache/ (default: default.cache).")
 ]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")]
+
+REPORT_FORMATS = ("text", "json", "junit", "github")
+"""``--format`` of `lait test` and `lait eval`."""
+ReportFormatOption = Annotated[
+    str, typer.Option("--format", metavar="text|json|junit|github", help="Report format.")
+]
+
+
+def check_report_format(value: str) -> None:
+    """Exit 2 unless ``value`` is one of :data:`REPORT_FORMATS`."""
+    if value not in REPORT_FORMATS:
+        raise fail(f"--format must be text, json, junit or github (got '{value}')", 2)

@@ -12,10 +12,16 @@ from typing import Annotated
 import typer
 
 from lait_cli.common import fail
-from lait_cli.options import ApproveToolsOption, ConfigOption, NoConfigOption, VerboseOption
+from lait_cli.options import (
+    ApproveToolsOption,
+    ConfigOption,
+    NoConfigOption,
+    ReportFormatOption,
+    VerboseOption,
+    check_report_format,
+)
 from lait_cli.runner import Common
 
-FORMATS = ("text", "json", "junit", "github")
 HELP = (
     "Run test files (a workflow replayed from its cassette, then assertions on its output and "
     "trajectory). Directories are searched for .yml/.yaml files."
@@ -28,9 +34,7 @@ def register(app: typer.Typer) -> None:
 
 def test(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Test files or directories.")],
-    format_: Annotated[
-        str, typer.Option("--format", metavar="text|json|junit|github", help="Report format.")
-    ] = "text",
+    format_: ReportFormatOption = "text",
     record: Annotated[
         bool,
         typer.Option(
@@ -43,11 +47,10 @@ def test(
     no_config: NoConfigOption = False,
     verbose: VerboseOption = 0,
 ) -> None:
-    from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded, usage_error
+    from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded
     from lait_core.testing.runner import TargetError, discover, run_files, text_report
 
-    if format_ not in FORMATS:
-        usage_error(f"--format must be text, json, junit or github (got '{format_}')")
+    check_report_format(format_)
     try:
         files = discover(paths)
     except TargetError as exc:
