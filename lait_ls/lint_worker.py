@@ -68,12 +68,14 @@ class LintWorker:
         with self._lock:
             self._invalid.append(path)
 
-    async def lint(self, text: str, path: Path, kind: FileKind) -> list[Diagnostic] | None:
-        """The diagnostics of ``text`` (None when the lint was cancelled). Cancelling the awaiting
-        task cancels the lint. The garbage collector stays paused until the awaiting task's current
-        step is over (it publishes the diagnostics)."""
-        job = _Job(lambda: self.linter.lint_text(text, path, kind), f"lint of {path}", GcHold())
-        result: list[Diagnostic] | None = await self._submit(job)
+    async def lint(
+        self, text: str, path: Path, kind: FileKind, then: Callable[[list[Diagnostic]], T]
+    ) -> T | None:
+        """``then(diagnostics of text)``, both on the thread (None when the lint was cancelled).
+        Cancelling the awaiting task cancels the lint. The garbage collector stays paused until the
+        awaiting task's current step is over (it publishes the diagnostics)."""
+        job = _Job(lambda: then(self.linter.lint_text(text, path, kind)), f"lint of {path}", GcHold())
+        result: T | None = await self._submit(job)
         return result
 
     async def run(self, work: Callable[[], T], what: str) -> T | None:

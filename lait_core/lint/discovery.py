@@ -14,6 +14,8 @@ from lait_core.source.frontmatter import starts_with_frontmatter
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
 _TOP_STEPS = re.compile(r"^(?:steps|nodes)\s*:", re.MULTILINE)
 _TOP_KEY = re.compile(r"^([A-Za-z_]+)[ \t]*:", re.MULTILINE)
+_WORKFLOW_KEY = re.compile(r"^(?:steps|nodes)[ \t]*:", re.MULTILINE)
+"""A line that _TOP_KEY finds as ``steps`` or ``nodes``."""
 TEST_SUFFIXES = (".test.yml", ".test.yaml")
 EVAL_SUFFIXES = (".eval.yml", ".eval.yaml")
 
@@ -58,9 +60,9 @@ def yaml_kind(path: str | Path, text: str) -> FileKind:
     else is a workflow, as before test files existed. A workflow never has these keys at its top
     level (they are unknown there), so no valid workflow is taken for a test or eval file.
     """
-    keys = set(_TOP_KEY.findall(text)) if text else set()
-    if "steps" in keys or "nodes" in keys:
+    if text and _WORKFLOW_KEY.search(text):  # usually near the top: no need to list every key
         return FileKind.WORKFLOW
+    keys = set(_TOP_KEY.findall(text)) if text else set()
     name = os.path.basename(str(path)).lower()
     if name.endswith(TEST_SUFFIXES) or "replay" in keys or {"workflow", "assert"} <= keys:
         return FileKind.TEST

@@ -26,6 +26,7 @@ from lait_core.diagnostics import Diagnostic
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import LineIndex
 from lait_ls.convert import severity, to_lsp_range
+from lait_ls.documents import agent_references
 
 if TYPE_CHECKING:
     from lait_core.language.index import FileIndex
@@ -95,20 +96,27 @@ def to_lsp(diag: Diagnostic, index: LineIndex, uri_of: dict[str, str]) -> lsp.Di
 
 async def compute(ls: LaitServer, uri: str) -> list[lsp.Diagnostic] | None:
     """Diagnostics for an open document ([] when it is not a lait file; None when the lint went
-    stale). The lint runs on the worker thread; cancelling the caller cancels it."""
+    stale). The lint, the conversion to LSP and (for a workflow) the agent files it uses are done
+    on the worker thread; cancelling the caller cancels it."""
     kind = ls.kind_of(uri)
     path = ls.path_of(uri)
     if kind is None or path is None:
         return []
     text = ls.text_of(uri)
-    diags = await ls.lint_worker.lint(text, path, kind)
-    if diags is None:
+
+    def convert(diags: list[Diagnostic]) -> tuple[list[lsp.Diagnostic], set[str] | None]:
+        refs = agent_references(path, text) if kind is FileKind.WORKFLOW else None
+        index = LineIndex(text)
+        display = diags[0].path if diags else str(path)
+        return [to_lsp(d, index, {display: uri}) for d in diags], refs
+
+    done = await ls.lint_worker.lint(text, path, kind, convert)
+    if done is None:
         return None
-    if kind is FileKind.WORKFLOW:
-        ls.remember_agent_refs(uri, path, text)
-    index = LineIndex(text)
-    display = diags[0].path if diags else str(path)
-    return [to_lsp(d, index, {display: uri}) for d in diags]
+    result, refs = done
+    if refs is not None:
+        ls.agent_refs[uri] = refs
+    return result
 
 
 async def publish(ls: LaitServer, uri: str) -> None:

@@ -94,7 +94,7 @@ def worker() -> LintWorker:
 async def test_a_lint_collects_only_after_the_step_that_received_its_diagnostics(tmp_path: Path) -> None:
     path = tmp_path / "wf.yml"
     path.write_text(WORKFLOW, encoding="utf-8")
-    diags = await worker().lint(WORKFLOW.replace("length", "lenght"), path, FileKind.WORKFLOW)
+    diags = await worker().lint(WORKFLOW.replace("length", "lenght"), path, FileKind.WORKFLOW, list)
     assert diags is not None and any(d.code.startswith("LAIT") for d in diags)
     assert not gc.isenabled()  # this step converts and publishes them with the collector still paused
     await asyncio.sleep(0)
@@ -108,7 +108,7 @@ async def test_a_cancelled_lint_leaves_the_collector_on(tmp_path: Path) -> None:
     release = threading.Event()
     blocker = asyncio.ensure_future(lw.run(lambda: (started.set(), release.wait(10)), "blocker"))
     await asyncio.to_thread(started.wait, 10)
-    lint = asyncio.ensure_future(lw.lint(WORKFLOW * 50, path, FileKind.WORKFLOW))
+    lint = asyncio.ensure_future(lw.lint(WORKFLOW * 50, path, FileKind.WORKFLOW, list))
     await asyncio.sleep(0)
     lint.cancel()  # before the thread took the job
     with pytest.raises(asyncio.CancelledError):
