@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -273,6 +274,13 @@ async def _sse_events(response: httpx.Response) -> AsyncIterator[str]:
 
 
 # -- one endpoint ------------------------------------------------------------------------------
+def no_ca_context() -> ssl.SSLContext:
+    """A client TLS context that checks certificates and host names but trusts no CA, so every TLS
+    handshake through it fails: the context of the client for plain ``http://`` URLs, which must
+    never make one (:meth:`ChatClient._http`). Making it loads no CA bundle."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
 class ChatClient:
     """HTTP access to OpenAI-compatible endpoints, shared by every request of a run."""
 
@@ -285,12 +293,34 @@ class ChatClient:
     ) -> None:
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
-        self._own = http is None
-        self._http = http or httpx.AsyncClient(timeout=httpx.Timeout(timeout), follow_redirects=False)
+        self._given = http
+        self._clients: dict[bool, httpx.AsyncClient] = {}
+
+    def _http(self, url: str) -> httpx.AsyncClient:
+        """The HTTP client for ``url``: the one given, else one for ``https://`` and one for plain
+        ``http://`` URLs, each made when first needed (neither follows redirects).
+
+        Only the https client loads the CA bundle for certificate checks (certifi's file: tens of
+        milliseconds, the largest single cost of a chat's start-up against a local ``http://``
+        server, issue 17). The plain client is given a TLS context that trusts no CA at all, so a
+        TLS connection it should never make would fail its certificate check, never go unchecked.
+        """
+        if self._given is not None:
+            return self._given
+        tls = not url[:7].lower().startswith("http://")
+        client = self._clients.get(tls)
+        if client is None:
+            verify: ssl.SSLContext | bool = True if tls else no_ca_context()
+            client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout), follow_redirects=False, verify=verify
+            )
+            self._clients[tls] = client
+        return client
 
     async def aclose(self) -> None:
-        if self._own:
-            await self._http.aclose()
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
 
     async def __aenter__(self) -> ChatClient:
         return self
@@ -310,7 +340,8 @@ class ChatClient:
         if body.get("stream"):
             headers["Accept"] = "text/event-stream"
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        return self._http.build_request("POST", f"{base_url}/chat/completions", headers=headers, content=data)
+        url = f"{base_url}/chat/completions"
+        return self._http(url).build_request("POST", url, headers=headers, content=data)
 
     async def _send_once(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> httpx.Response:
         """One HTTP attempt up to a 2xx response's headers (the body is not read yet).
@@ -318,7 +349,8 @@ class ChatClient:
         Raises :class:`_Retryable` for failures the retry policy may repeat.
         """
         try:
-            response = await self._http.send(self._request(base_url, api_key, body), stream=True)
+            request = self._request(base_url, api_key, body)
+            response = await self._http(str(request.url)).send(request, stream=True)
         except httpx.ConnectError as exc:
             raise _Retryable(
                 LlmConnectionError(base_url, f"connection failed: {_exc_text(exc)}"), None

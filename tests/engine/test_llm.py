@@ -4,7 +4,10 @@ response parsing, streaming reassembly (2.8, section 8 item 14), retries and fal
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
+import ssl
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,7 @@ import pytest
 
 from lait_core.documents.models import Config
 from lait_core.engine.interaction import HeadlessInteraction, ReasoningDelta, TextDelta, WarningEvent
-from lait_core.engine.llm import ChatClient, ModelCaller, StreamAssembler
+from lait_core.engine.llm import ChatClient, ModelCaller, StreamAssembler, no_ca_context
 from lait_core.engine.models import (
     ChatRequest,
     LlmConnectionError,
@@ -27,6 +30,7 @@ from lait_core.engine.models import (
     user_message,
 )
 from lait_core.engine.resolve import resolve_model
+from lait_core.httpx_import import httpx
 from tests.engine.conftest import FAST_RETRY, caller_for
 from tests.peers.openai_server import (
     ScriptedOpenAIServer,
@@ -507,3 +511,60 @@ async def test_stream_deltas_become_events_through_a_sink(
     await caller_for(llm_server, client).stream(request(stream=True), sink)
     assert interaction.text == "abcdef"
     assert "".join(e.text for e in interaction.of_type(ReasoningDelta)) == "why"
+
+
+# -- one HTTP client per scheme (issue 17: only https loads the CA bundle) ----------------------
+async def test_one_client_per_scheme_made_when_first_needed() -> None:
+    client = ChatClient()
+    assert client._clients == {}
+    plain = client._http("http://127.0.0.1:1/v1/chat/completions")
+    assert client._http("HTTP://localhost:1234/v1/chat/completions") is plain
+    assert list(client._clients) == [False]
+    tls = client._http("https://api.example.invalid/v1/chat/completions")
+    assert tls is not plain and client._http("https://other.example.invalid/v1") is tls
+    await client.aclose()
+    assert client._clients == {}
+    given = ChatClient(http=plain)
+    assert given._http("https://api.example.invalid/v1") is plain
+
+
+def test_the_plain_clients_tls_context_checks_everything_and_trusts_no_one() -> None:
+    context = no_ca_context()
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] == 0
+
+
+async def test_a_tls_connection_through_the_plain_client_fails_its_certificate_check(tmp_path: Path) -> None:
+    """Were an https URL ever sent through the plain-http client, the handshake would fail."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl to make a certificate")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=30,
+    )  # fmt: skip
+    server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_context.load_cert_chain(cert, key)
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0, ssl=server_context)
+    port = server.sockets[0].getsockname()[1]
+    client = ChatClient(timeout=10.0)
+    try:
+        plain = client._http("http://127.0.0.1/")
+        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            await plain.get(f"https://127.0.0.1:{port}/")
+        trusting = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        trusting.load_verify_locations(cert)  # the control: the same server with its CA trusted
+        async with httpx.AsyncClient(verify=trusting) as control:
+            with pytest.raises(httpx.RemoteProtocolError):  # the handshake passed; the server hung up
+                await control.get(f"https://127.0.0.1:{port}/")
+    finally:
+        await client.aclose()
+        server.close()
+        await server.wait_closed()

@@ -25,7 +25,8 @@ async def test_open_owns_and_closes_the_client(llm_server: ScriptedOpenAIServer,
         sender = session.sender(resolve_model("m", config))
         assert isinstance(sender, ModelCaller)
         response = await sender.complete(ChatRequest([user_message("ping")]))
-        http = session.client._http
+        http = session.client._http(llm_server.url)  # the client the request went through
+        assert list(session.client._clients.values()) == [http]
         assert session._mcp is None  # nothing MCP was created for a run that uses no MCP server
     assert response.content == "pong"
     assert http.is_closed
@@ -44,10 +45,12 @@ async def test_closed_on_cancellation(llm_server: ScriptedOpenAIServer, tmp_path
     task = asyncio.create_task(run())
     while not llm_server.requests:
         await asyncio.sleep(0.01)
+    http = opened[0].client._http(llm_server.url)
+    assert list(opened[0].client._clients.values()) == [http]
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert opened[0].client._http.is_closed
+    assert http.is_closed
 
 
 async def test_wrap_sender_and_resolve_path(llm_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
