@@ -239,7 +239,7 @@ def load_config(
 ) -> LoadedConfig:
     """Load the configuration as the CLI does. Invalid files are returned with diagnostics."""
     if mode is ConfigMode.DISABLED:
-        return LoadedConfig(Config(), present=False)
+        return LoadedConfig(Config.model_construct(), present=False)
     project_path: Path | None
     if mode is ConfigMode.EXPLICIT:
         assert explicit is not None
@@ -252,7 +252,7 @@ def load_config(
         if gpath.is_file():
             global_doc = load_config_file(gpath, reader)
     project = load_config_file(project_path, reader) if project_path is not None else None
-    config = Config()
+    config = Config.model_construct()  # the defaults: nothing to validate
     for doc in (global_doc, project):
         if doc is not None and doc.model is not None:
             config = merge(config, doc.model, set(doc.model.model_fields_set))

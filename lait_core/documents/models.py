@@ -39,7 +39,9 @@ NameList = list[str]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    # defer_build: a model's validator is built when it first validates, not at import, so a run
+    # pays only for the models it uses (a chat never validates a workflow step; issue 17 start-up)
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True, defer_build=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,7 +394,7 @@ class InlineAgent(AgentFrontmatter):
 class SkillFrontmatter(BaseModel):
     """The optional frontmatter of a SKILL.md file."""
 
-    model_config = ConfigDict(extra="allow", strict=True, title="lait skill frontmatter")
+    model_config = ConfigDict(extra="allow", strict=True, title="lait skill frontmatter", defer_build=True)
 
     name: str | None = Field(None, description="Skill name (defaults to the registry key).")
     description: str | None = Field(None, description="When to use the skill; shown to the model.")
