@@ -3,7 +3,7 @@
 
 Run from anywhere (it finds the repository from its own location)::
 
-    python3 bench/startup.py [--runs 15] [--warmup 2]
+    python3 bench/startup.py [--runs 15] [--warmup 2] [--before DIR] [--no-bytecode-cache]
 
 Every trial starts a fresh interpreter (``sys.executable``), the way the ``lait`` console script
 does, so the numbers include interpreter start-up and imports. Measured, interleaved in rounds so
@@ -11,13 +11,24 @@ that load on the machine hits each the same:
 
 - ``python -c pass``: the floor (interpreter start-up alone);
 - ``lait --version`` (target: <= 100 ms);
-- ``lait --help`` and ``lait lint`` of the example workflow (for context);
-- a chat's first request: ``lait --base-url URL --model m hi`` against a tiny HTTP server in this
-  process that notes when the request's first byte arrives; the time from just before the process
-  is spawned to that moment is "first request leaves lait" (target: <= 250 ms).
+- ``lait --help``, ``lait lint`` of the example workflow and of an empty directory (for context);
+- a chat's first request: ``lait --no-config --base-url URL --model m hi`` against a tiny HTTP
+  server in this process that notes when the request's first byte arrives; the time from just before
+  the process is spawned to that moment is "first request leaves lait" (target: <= 250 ms).
 
-Reported: the median and the minimum of each, and each median minus and divided by the floor's.
-Results: a table on stdout and ``bench/.out/startup.json``.
+Bytecode: an installed lait has its modules compiled (pip writes the ``.pyc`` files), so by default
+the trials run with ``PYTHONPYCACHEPREFIX=bench/.out/pycache`` (and without
+``PYTHONDONTWRITEBYTECODE``): the warm-up rounds fill that cache, no ``__pycache__`` lands in the
+checkout. ``--no-bytecode-cache`` keeps the environment's setting instead (with
+``PYTHONDONTWRITEBYTECODE=1``, every start compiles lait's modules from source).
+
+``--before DIR``: also time the lait of another checkout (e.g. ``git worktree add /tmp/before
+HEAD~3``), interleaved with this one in the same rounds, rows marked "(before)".
+
+Reported per row: the median and the minimum wall time, the median minus and divided by the
+floor's, and the median CPU time (user + system) of the process, which load disturbs less than wall
+time (for the chat row, the whole process: the request, the answer and the exit too). Results: a
+table on stdout and ``bench/.out/startup.json`` (with the load average before and after).
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import socket
 import statistics
 import subprocess
@@ -33,6 +45,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,49 +112,79 @@ class FirstByteServer:
         self.sock.close()
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+Sample = tuple[float, float]
+"""(wall seconds, CPU seconds of the process)."""
+
+
+def spawn(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Run ``argv`` to its end: (start, end, its CPU seconds); exits when it fails. The trials run
+    one at a time, so the growth of the reaped children's CPU time is this child's."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0,):
+    end = time.perf_counter()
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
         raise SystemExit(f"{argv}: exit {done.returncode}: {done.stderr.decode(errors='replace')}")
-    return elapsed
+    return start, end, (now.ru_utime + now.ru_stime) - (used.ru_utime + used.ru_stime)
 
 
-def first_request(server: FirstByteServer, env: dict[str, str], cwd: Path) -> float:
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> Sample:
+    start, end, cpu = spawn(argv, env, cwd)
+    return end - start, cpu
+
+
+def first_request(server: FirstByteServer, python: list[str], env: dict[str, str], cwd: Path) -> Sample:
     before = len(server.arrivals)
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "lait_cli", "--no-config", "--base-url", server.url, "--model", "m", "hi"],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-    )
-    if done.returncode != 0 or len(server.arrivals) != before + 1:
-        raise SystemExit(f"chat failed: exit {done.returncode}: {done.stderr.decode(errors='replace')}")
-    return server.arrivals[-1] - start
+    argv = [*python, "--no-config", "--base-url", server.url, "--model", "m", "hi"]
+    start, _, cpu = spawn(argv, env, cwd)
+    if len(server.arrivals) != before + 1:
+        raise SystemExit("chat failed: no request arrived")
+    return server.arrivals[-1] - start, cpu
+
+
+def _env(tree: Path, bytecode_cache: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LAIT_", "OPENAI_", "LLM_"))}
+    env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(OUT_FILE.parent / "pycache")
+    return env
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--before", type=Path, help="also time the lait of this checkout, interleaved")
+    parser.add_argument(
+        "--no-bytecode-cache", action="store_true", help="keep the environment's bytecode setting"
+    )
     args = parser.parse_args()
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LAIT_", "OPENAI_", "LLM_"))}
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cwd = REPO / "examples"
+    empty = OUT_FILE.parent / "empty"
+    empty.mkdir(parents=True, exist_ok=True)
     server = FirstByteServer()
     lait = [sys.executable, "-m", "lait_cli"]  # the console script's entry (lait_cli.entry)
-    trials: dict[str, Callable[[], float]] = {
-        "python -c pass": lambda: timed([sys.executable, "-c", "pass"], env, cwd),
-        "lait --version": lambda: timed([*lait, "--version"], env, cwd),
-        "lait --help": lambda: timed([*lait, "--help"], env, cwd),
-        "lait lint workflows/offline.yml": lambda: timed([*lait, "lint", "workflows/offline.yml"], env, cwd),
-        "chat: first request leaves lait": lambda: first_request(server, env, cwd),
+    trees = [("", REPO)] + ([(" (before)", args.before.resolve())] if args.before else [])
+    floor_env = _env(REPO, not args.no_bytecode_cache)
+    trials: dict[str, Callable[[], Sample]] = {
+        "python -c pass": partial(timed, [sys.executable, "-c", "pass"], floor_env, cwd),
     }
-    samples: dict[str, list[float]] = {name: [] for name in trials}
+    for mark, tree in trees:
+        env = _env(tree, not args.no_bytecode_cache)
+        trials |= {
+            f"lait --version{mark}": partial(timed, [*lait, "--version"], env, cwd),
+            f"lait --help{mark}": partial(timed, [*lait, "--help"], env, cwd),
+            f"lait lint workflows/offline.yml{mark}": partial(
+                timed, [*lait, "lint", "workflows/offline.yml"], env, cwd
+            ),
+            f"lait lint <empty dir>{mark}": partial(timed, [*lait, "lint", str(empty)], env, cwd),
+            f"chat: first request leaves lait{mark}": partial(first_request, server, lait, env, cwd),
+        }
+    load_before = os.getloadavg()
+    samples: dict[str, list[Sample]] = {name: [] for name in trials}
     try:
         for round_ in range(args.warmup + args.runs):
             for name, trial in trials.items():
@@ -150,28 +193,33 @@ def main() -> int:
                     samples[name].append(value)
     finally:
         server.close()
+    load_after = os.getloadavg()
 
-    floor = statistics.median(samples["python -c pass"])
+    floor = statistics.median(w for w, _ in samples["python -c pass"])
     targets = {"lait --version": 0.100, "chat: first request leaves lait": 0.250}
     rows = []
-    print(f"{'':34} {'median':>9} {'min':>9} {'- floor':>9} {'/ floor':>8}  target")
+    print(f"load average {load_before[0]:.1f} -> {load_after[0]:.1f}")
+    print(f"{'':45} {'median':>9} {'min':>9} {'- floor':>9} {'/ floor':>8} {'CPU':>9}  target")
     for name, values in samples.items():
-        median = statistics.median(values)
+        walls = [w for w, _ in values]
+        median = statistics.median(walls)
+        cpu = statistics.median(c for _, c in values)
         target = targets.get(name)
         verdict = (
             "" if target is None else f"<= {target * 1000:.0f} ms: {'met' if median <= target else 'missed'}"
         )
         print(
-            f"{name:34} {median * 1000:7.1f}ms {min(values) * 1000:7.1f}ms "
-            f"{(median - floor) * 1000:7.1f}ms {median / floor:7.2f}x  {verdict}"
+            f"{name:45} {median * 1000:7.1f}ms {min(walls) * 1000:7.1f}ms "
+            f"{(median - floor) * 1000:7.1f}ms {median / floor:7.2f}x {cpu * 1000:7.1f}ms  {verdict}"
         )
         rows.append(
             {
                 "name": name,
                 "median_ms": median * 1000,
-                "min_ms": min(values) * 1000,
+                "min_ms": min(walls) * 1000,
                 "minus_floor_ms": (median - floor) * 1000,
                 "ratio_to_floor": median / floor,
+                "cpu_median_ms": cpu * 1000,
                 "target_ms": None if target is None else target * 1000,
             }
         )
@@ -182,7 +230,10 @@ def main() -> int:
                 "python": sys.version,
                 "machine": platform.machine(),
                 "cpus": os.cpu_count(),
-                "load": os.getloadavg(),
+                "load_before": load_before,
+                "load_after": load_after,
+                "bytecode_cache": not args.no_bytecode_cache,
+                "before": str(args.before) if args.before else None,
                 "runs": args.runs,
                 "results": rows,
             },

@@ -124,8 +124,15 @@ def test_a_command_imports_only_its_own_module(
     assert modules & COMMAND_MODULES == own
 
 
-CHAT_NEVER = ("rich", "prompt_toolkit", "pygments", "mcp", "pygls", "trio", "click", "keyring")
+CHAT_NEVER = ("rich", "prompt_toolkit", "pygments", "mcp", "pygls", "trio", "click", "keyring", "lait_ls")
 """Packages a single-shot chat with no tools never needs (typer ships its own click)."""
+CHAT_NEVER_LAIT = (
+    "lait_core.lint",
+    "lait_core.language",
+    "lait_core.engine.mcp",
+    "lait_core.engine.workflow",
+)
+"""lait's own packages a single-shot chat with no tools never needs."""
 
 
 def test_a_chat_imports_no_command_module_and_no_terminal_ui(
@@ -139,3 +146,4 @@ def test_a_chat_imports_no_command_module_and_no_terminal_ui(
     assert code in (None, 0)
     assert modules & COMMAND_MODULES == set()
     assert {name.split(".")[0] for name in modules} & set(CHAT_NEVER) == set()
+    assert [name for name in modules if name.startswith(CHAT_NEVER_LAIT)] == []
