@@ -12,7 +12,8 @@ one precise error per mistake instead of a union's pile of alternatives.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
@@ -36,6 +37,14 @@ SchemaRef = Annotated[
     WithJsonSchema({"oneOf": [{"type": "string"}, {"x-lait-ref": "schemaSource"}]}),
 ]
 NameList = list[str]
+M = TypeVar("M", bound=BaseModel)
+
+
+def defaults_of(model: type[M]) -> Callable[[], M]:
+    """A ``default_factory`` for a field holding ``model``: the instance with every field at its
+    default, made without validation (validating ``{}`` gives the same instance, but would first
+    build the model's validator: start-up time for every run that leaves the key out)."""
+    return lambda: model.model_construct()
 
 
 class Strict(BaseModel):
@@ -311,7 +320,7 @@ class Config(Strict):
     api_key: str | None = Field(None, description="API key. `${VAR}` expands. Exclusive with `api_key_cmd`.")
     api_key_cmd: CommandSpec | None = Field(None, description="Command that prints the API key.")
     default: DefaultSettings = Field(
-        default_factory=DefaultSettings, description="Fallback values, field by field."
+        default_factory=defaults_of(DefaultSettings), description="Fallback values, field by field."
     )
     models: ModelMap = Field(
         default_factory=dict,
@@ -327,13 +336,13 @@ class Config(Strict):
     prompts: dict[str, PromptDefinition] = Field(default_factory=dict, description="Named prompt templates.")
     workflows: dict[str, str] = Field(default_factory=dict, description="Workflow files runnable by name.")
     tool_policy: ToolPolicy = Field(
-        default_factory=ToolPolicy, description="Allow/deny patterns for tool calls."
+        default_factory=defaults_of(ToolPolicy), description="Allow/deny patterns for tool calls."
     )
     tools: dict[str, ShellToolDefinition] = Field(
         default_factory=dict, description="Custom shell tools by name."
     )
     jev: JevConfig = Field(
-        default_factory=JevConfig, description="Decision API settings for `decide:` steps."
+        default_factory=defaults_of(JevConfig), description="Decision API settings for `decide:` steps."
     )
     confine: Literal["project", "none"] | None = Field(
         None,
@@ -342,7 +351,8 @@ class Config(Strict):
         "A global `confine: project` cannot be lifted by a project.",
     )
     serve: ServeSettings = Field(
-        default_factory=ServeSettings, description="Settings of `lait serve --mcp` (the MCP server mode)."
+        default_factory=defaults_of(ServeSettings),
+        description="Settings of `lait serve --mcp` (the MCP server mode).",
     )
 
 
