@@ -282,6 +282,9 @@ def _comment_start(text: str, start: int, end: int) -> int:
             if quote == '"' and c == "\\":
                 i += 2
                 continue
+            if quote == "'" and c == "'" and i + 1 < end and text[i + 1] == "'":
+                i += 2  # '' is a quote inside a single-quoted scalar
+                continue
             if c == quote:
                 quote = ""
         elif c in "\"'" and (i == start or text[i - 1] in " \t[{,:"):

@@ -111,6 +111,8 @@ CASES: list[tuple[str, Role, tuple[str | int, ...], str]] = [
         "st",
     ),
     ("steps:\n  - prompt: one\n      two thr‸\n  - bad: [\n", Role.VALUE, ("steps", 0, "prompt"), "thr"),
+    # '' inside single quotes is a quote, not the end: the '#' after it is text, not a comment
+    ("steps:\n  - prompt: 'it''s # x‸\n", Role.VALUE, ("steps", 0, "prompt"), "x"),
 ]
 
 
