@@ -675,7 +675,7 @@ def check_syntax(doc: WorkflowDocument) -> None:
             )
 
 
-_RECENT: OrderedDict[str, WorkflowDocument] = OrderedDict()
+_RECENT: OrderedDict[tuple[str, str], WorkflowDocument] = OrderedDict()
 _RECENT_SIZE = 8
 _RECENT_LOCK = threading.Lock()
 
@@ -683,17 +683,21 @@ _RECENT_LOCK = threading.Lock()
 def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
     """Parse and validate a workflow file; never raises for bad input.
 
-    The last few results are kept by text, so the linter, the outline and the navigation index of an
-    editor share one parse per document version (a parsed document is never mutated afterwards).
+    The last few results are kept by file and text, so the linter, the outline and the navigation
+    index of an editor share one parse per document version (a parsed document is never mutated
+    afterwards). The file is part of the key (its absolute path: the linter's relative display path
+    and an editor's absolute one are the same file) because the parse's locations name it: two files
+    with the same text are two parses.
     """
+    key = (os.path.abspath(path) if path else "", text)
     with _RECENT_LOCK:  # the language server parses on its request loop and its lint thread
-        cached = _RECENT.get(text)
+        cached = _RECENT.get(key)
         if cached is not None:
-            _RECENT.move_to_end(text)
+            _RECENT.move_to_end(key)
             return cached
     doc = _parse_workflow(text, path)
     with _RECENT_LOCK:
-        _RECENT[text] = doc
+        _RECENT[key] = doc
         if len(_RECENT) > _RECENT_SIZE:
             _RECENT.popitem(last=False)
     return doc

@@ -1,0 +1,27 @@
+"""The shared workflow parse (lait_core.documents.workflow.parse_workflow keeps the last few):
+two files with the same text are two parses, since a parse's locations name its file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lait_core.documents.config import ConfigMode
+from lait_core.lint.engine import Linter, LintOptions
+
+BAD_CHILD = "steps:\n  - bogus: 1\n"
+
+
+def test_two_identical_child_workflows_are_reported_at_their_own_paths(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "lait.config.yml").write_text("", encoding="utf-8")
+        (tmp_path / name / "child.yml").write_text(BAD_CHILD, encoding="utf-8")
+        (tmp_path / name / "main.yml").write_text("steps:\n  - workflow: child.yml\n", encoding="utf-8")
+    options = LintOptions(ConfigMode.SEARCH, environ={"XDG_CONFIG_HOME": "/nonexistent-lait-test"})
+    result = Linter(options).lint_paths([str(tmp_path / "a"), str(tmp_path / "b")])
+    for name in ("a", "b"):
+        (report,) = [r for r in result.reports if r.path.endswith(f"{name}/main.yml")]
+        (diag,) = report.diagnostics
+        assert diag.code == "LAIT320"
+        assert f"{tmp_path / name / 'child.yml'}:2:5" in diag.message
+        assert [r.path for r in diag.related] == [str(tmp_path / name / "child.yml")]
