@@ -26,7 +26,7 @@ from lait_core.documents.config import ConfigError, ConfigMode, global_config_pa
 from lait_core.lint.discovery import discover
 from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
 from lait_core.source import reads
-from lait_core.source.files import Loaded
+from lait_core.source.files import Loaded, read_source
 
 Stamp = Hashable
 MISSING = ("missing",)
@@ -66,7 +66,11 @@ class IncrementalLinter:
         self.reader = reader
         self.stamp = stamp
         self._lock = threading.Lock()
-        self._linter = Linter(self.options, reader=reader)
+        self._memo: dict[str, Stamp] = {}
+        """The stamps taken during the current lint (each path's stamp is taken once per lint)."""
+        self._read_stamps: dict[str, Stamp] = {}
+        """Every file the linter read (its document cache may hold it), stamped before the read."""
+        self._linter = Linter(self.options, reader=self._read)
         self._entries: dict[str, _Entry] = {}
         self._files: frozenset[str] = frozenset()
         self._configs: dict[str, Stamp] = {}
@@ -77,23 +81,39 @@ class IncrementalLinter:
             self._reset()
 
     def _reset(self) -> None:
-        self._linter = Linter(self.options, reader=self.reader)
+        self._linter = Linter(self.options, reader=self._read)
         self._entries.clear()
         self._configs.clear()
+        self._read_stamps.clear()
+
+    def _stamp(self, path: str) -> Stamp:
+        found = self._memo.get(path)
+        if found is None:
+            found = self._memo[path] = self.stamp(path)
+        return found
+
+    def _read(self, path: Path) -> Loaded:
+        """The linter's reader: a file's stamp is taken before it is read (a change made while it is
+        linted shows in the next lint's stamps instead of being hidden by a later stamp)."""
+        key = os.path.abspath(path)
+        self._read_stamps[key] = self._stamp(key)
+        return (self.reader or read_source)(path)
 
     def lint_paths(self, paths: list[str]) -> Outcome:
         with self._lock:
-            return self._lint_paths(paths)
+            self._memo = {}
+            try:
+                return self._lint_paths(paths)
+            except BaseException:
+                # Stopped part-way (cancelled): the linter's document cache may hold documents no
+                # entry records the stamps of; start over next time.
+                self._reset()
+                raise
+            finally:
+                self._memo = {}
 
     def _lint_paths(self, paths: list[str]) -> Outcome:
-        memo: dict[str, Stamp] = {}
-
-        def stamp(path: str) -> Stamp:
-            found = memo.get(path)
-            if found is None:
-                found = memo[path] = self.stamp(path)
-            return found
-
+        stamp = self._stamp
         files = frozenset(os.path.abspath(p) for p in discover(paths))
         if files != self._files or any(stamp(p) != s for p, s in self._configs.items()):
             # A created or deleted file, or another config: start over (what a file's lint looked
@@ -101,17 +121,19 @@ class IncrementalLinter:
             self._reset()
             self._files = files
         linter = self._linter
+        # Every changed file leaves the linter's document cache before any file is linted: a file
+        # linted again may read a document that only a later file's entry records, or none does.
+        for p, s in list(self._read_stamps.items()):
+            if stamp(p) != s:
+                del self._read_stamps[p]
+                linter.invalidate(Path(p))
         linted: set[str] = set()
 
         def lint_file(path: Path) -> FileReport:
             key = os.path.abspath(path)
             entry = self._entries.get(key)
-            if entry is not None:
-                changed = [p for p, s in entry.stamps.items() if stamp(p) != s]
-                if not changed:
-                    return entry.report
-                for p in changed:
-                    linter.invalidate(Path(p))
+            if entry is not None and all(stamp(p) == s for p, s in entry.stamps.items()):
+                return entry.report
             own = stamp(key)  # taken before reading: a change made while linting shows next time
             looked: set[str] = {key}
             with reads.recording(looked):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lait_core.documents.config import ConfigMode
 from lait_core.lint.engine import Linter, LintOptions, LintResult
 from lait_core.lint.incremental import IncrementalLinter
@@ -84,3 +86,56 @@ def test_an_editor_buffer_is_what_counts(tmp_path: Path) -> None:
     assert outcome.linted == {str(tmp_path / "child.yml"), str(tmp_path / "main.yml")}
     assert {code for _p, code, *_ in flat(outcome.result)} == {"LAIT308", "LAIT320"}
     assert inc.lint_paths(root).linted == set()
+
+
+def test_a_changed_file_never_reads_a_stale_cached_dependency(tmp_path: Path) -> None:
+    """1.yml starts to call child.yml in the same change that breaks child.yml: 1.yml is linted
+    before 2.yml (whose entry records child.yml), so the linter's document cache must already have
+    dropped the old child.yml when 1.yml reads it."""
+    (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
+    (tmp_path / "child.yml").write_text(GOOD_CHILD, encoding="utf-8")
+    calls = "steps:\n  - workflow: child.yml\n    with: '{repo: 1}'\n"
+    (tmp_path / "1.yml").write_text("steps:\n  - jq: .\n", encoding="utf-8")
+    (tmp_path / "2.yml").write_text(calls, encoding="utf-8")
+    root = [str(tmp_path)]
+    inc = IncrementalLinter(OPTIONS)
+    inc.lint_paths(root)
+    (tmp_path / "1.yml").write_text(calls, encoding="utf-8")
+    (tmp_path / "child.yml").write_text(BAD_CHILD, encoding="utf-8")
+    expected = flat(Linter(OPTIONS).lint_paths(root))
+    assert [p for p, code, *_ in expected if code == "LAIT320"] == [
+        str(tmp_path / n) for n in ("1.yml", "2.yml")
+    ]
+    assert flat(inc.lint_paths(root).result) == expected
+    assert flat(inc.lint_paths(root).result) == expected  # and the next lint does not keep a stale one
+
+
+def test_a_cancelled_lint_leaves_no_stale_document_behind(tmp_path: Path) -> None:
+    """A lint stopped part-way (the editor's next change cancels it) has read documents into the
+    linter's cache without recording them: the next lint must not use them once they changed."""
+    from lait_core.source.files import Loaded, read_source
+
+    (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
+    (tmp_path / "child.yml").write_text(GOOD_CHILD, encoding="utf-8")
+    (tmp_path / "grand.yml").write_text("steps:\n  - jq: .\n", encoding="utf-8")
+    calls = "steps:\n  - workflow: child.yml\n    with: '{repo: 1}'\n  - workflow: grand.yml\n"
+    (tmp_path / "1.yml").write_text(calls, encoding="utf-8")
+    stop = {"on": True}
+
+    class Stopped(Exception):
+        pass
+
+    def reader(path: Path) -> Loaded:
+        if stop["on"] and path.name == "grand.yml":  # after child.yml was read for 1.yml
+            raise Stopped
+        return read_source(path)
+
+    root = [str(tmp_path)]
+    inc = IncrementalLinter(OPTIONS, reader=reader)
+    with pytest.raises(Stopped):
+        inc.lint_paths(root)
+    stop["on"] = False
+    (tmp_path / "child.yml").write_text(BAD_CHILD, encoding="utf-8")
+    expected = flat(Linter(OPTIONS).lint_paths(root))
+    assert [p for p, code, *_ in expected if code == "LAIT320"] == [str(tmp_path / "1.yml")]
+    assert flat(inc.lint_paths(root).result) == expected
