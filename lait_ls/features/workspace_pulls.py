@@ -43,6 +43,9 @@ class _State:
     """How long it took."""
     ids: dict[str, str] = field(default_factory=dict)
     """uri -> result id of that answer."""
+    open_uris: frozenset[str] = frozenset()
+    """The documents open then: an open buffer is linted instead of the file, so a document closed
+    (or opened) since, even with no edit (a buffer closed without saving), changes the answer."""
 
 
 _ATTRIBUTE = "_lait_workspace_pulls"
@@ -76,6 +79,8 @@ def unchanged(
     state = _state(ls)
     if state.answered != state.generation or not supports_watching(ls):
         return None
+    if state.open_uris != ls.open_uris:
+        return None
     if time.monotonic() - state.at >= max(RELINT_SECONDS, 10 * state.took):
         return None
     if any(previous.get(uri) != rid for uri, rid in state.ids.items() if uri not in ls.open_uris):
@@ -94,3 +99,4 @@ def remember(ls: LaitServer, started: int, began: float, reports: list[Report]) 
     state.at = time.monotonic()
     state.took = state.at - began
     state.ids = {r.uri: r.result_id for r in reports if r.result_id is not None}
+    state.open_uris = frozenset(ls.open_uris)

@@ -275,6 +275,27 @@ async def test_change_of_a_file_asks_the_client_to_pull_again(
     assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
     assert "nobody.md" not in " ".join(d.message for d in report.items)
     assert uri not in pull_client.diagnostics  # pull mode publishes nothing
+    # an unsaved edit shows in the workspace pull; closed without saving, the file on disk counts again
+    text = (root / "workflows" / "b.yml").read_text(encoding="utf-8")
+    pull_client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                lsp.TextDocumentContentChangeWholeDocument(text=text + "  - agent: ../ghost.md\n")
+            ],
+        )
+    )
+    edited = await workspace_report(pull_client, held)
+    held = [lsp.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in edited.items]
+    assert any(
+        "ghost.md" in d.message for i in edited.items if i.uri == b_uri for d in getattr(i, "items", [])
+    )
+    pull_client.text_document_did_close(
+        lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
+    closed = {i.uri: i for i in (await workspace_report(pull_client, held)).items}
+    assert isinstance(closed[b_uri], lsp.WorkspaceFullDocumentDiagnosticReport)
+    assert not any("ghost.md" in d.message for d in closed[b_uri].items)
 
 
 @pytest.mark.asyncio
