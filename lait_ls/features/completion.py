@@ -62,11 +62,16 @@ class _Cache:
             self.entries.move_to_end(uri)
             return entry[3]
         prepared = prepare(text, kind)
+        self.put(uri, version, kind, text, prepared)
+        return prepared
+
+    def put(
+        self, uri: str, version: int | None, kind: FileKind, text: str, prepared: PreparedDocument
+    ) -> None:
         self.entries[uri] = (version, kind, text, prepared)
         self.entries.move_to_end(uri)
         while len(self.entries) > CACHED_DOCUMENTS:
             self.entries.popitem(last=False)
-        return prepared
 
 
 def _client_item(ls: LaitServer) -> lsp.ClientCompletionItemOptions | None:
@@ -129,8 +134,39 @@ def compute(ls: LaitServer, params: lsp.CompletionParams, cache: _Cache) -> lsp.
     )
 
 
+_CACHE_ATTRIBUTE = "_lait_completion_cache"
+
+
+def cache_of(ls: LaitServer) -> _Cache:
+    cache = getattr(ls, _CACHE_ATTRIBUTE, None)
+    if not isinstance(cache, _Cache):
+        cache = _Cache()
+        setattr(ls, _CACHE_ATTRIBUTE, cache)
+    return cache
+
+
+async def prepare_ahead(ls: LaitServer, uri: str) -> None:
+    """Prepare the current version on the lint thread when the client asked for completion in this
+    document before (part of the warm-up after each publish, :mod:`lait_ls.features.diagnostics`), so
+    the next completion request finds it ready."""
+    cache = cache_of(ls)
+    if uri not in cache.entries or uri not in ls.open_uris:
+        return
+    kind = ls.kind_of(uri)
+    if kind not in _COMPLETABLE or kind is None:
+        return
+    document = ls.workspace.get_text_document(uri)
+    version, text = document.version, document.source
+    entry = cache.entries[uri]
+    if entry[0] == version and entry[1] is kind and entry[2] == text:
+        return
+    prepared = await ls.lint_worker.run(lambda: prepare(text, kind), f"completion of {ls.path_of(uri)}")
+    now = ls.workspace.get_text_document(uri)
+    if prepared is not None and uri in ls.open_uris and now.version == version and now.source == text:
+        cache.put(uri, version, kind, text, prepared)
+
+
 def register(server: LaitServer) -> None:
-    cache = _Cache()
 
     @server.feature(
         lsp.TEXT_DOCUMENT_COMPLETION,
@@ -138,7 +174,7 @@ def register(server: LaitServer) -> None:
     )
     def completion(ls: LaitServer, params: lsp.CompletionParams) -> lsp.CompletionList:
         try:
-            return compute(ls, params, cache)
+            return compute(ls, params, cache_of(ls))
         except Exception:  # completion must never fail the request
             log.exception("completion at %s failed", params.text_document.uri)
             return _EMPTY

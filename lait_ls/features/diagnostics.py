@@ -137,8 +137,9 @@ async def publish(ls: LaitServer, uri: str) -> None:
 
 
 WARM_LIMIT_LINES = 5000
-"""Documents up to this size get their navigation index built right after their diagnostics, so the
-first hover or go-to-definition after an edit is answered from the cache."""
+"""Documents up to this size get their navigation index (and semantic tokens, see :func:`warm`) built
+right after their diagnostics, so the first hover, go-to-definition or tokens request after an edit
+is answered from the cache."""
 
 WARM_GATE_ENV = "LAIT_LS_TEST_WARM_GATE"
 """Tests only: a file path; each warm-up waits (on the lint thread, at most a minute) until that file
@@ -153,19 +154,21 @@ def _wait_for_gate(gate: str) -> None:
 
 
 async def warm(ls: LaitServer, uri: str) -> None:
-    """Prepare for the requests that follow an edit: the document's semantic tokens (when its tokens
-    were asked for before), then its navigation index, built on the lint thread (the request loop
-    only checks and stores it), so a request sent right after an edit never waits for the warm-up.
+    """Prepare for the requests that follow an edit: the document's semantic tokens and completion
+    (each when the client asked for it in this document before), then its navigation index; all off
+    the request loop (which only checks and stores the results), so a request sent right after an
+    edit never waits for the warm-up.
     A newer edit cancels it (it is part of the document's scheduled task)."""
     from lait_core.language.index import build_index
-    from lait_ls.features import semantic_tokens
+    from lait_ls.features import completion, semantic_tokens
     from lait_ls.features.definition import document_of, project_of
 
     try:
-        await semantic_tokens.prepare(ls, uri)
         doc = document_of(ls, uri)
         if doc is None or doc.text.count("\n") > WARM_LIMIT_LINES:
             return
+        await semantic_tokens.prepare(ls, uri)
+        await completion.prepare_ahead(ls, uri)
         project = project_of(ls)
         config = project.pending(doc)
         if config is None:
