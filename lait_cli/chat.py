@@ -30,7 +30,27 @@ import typer
 from lait_cli.commands import stdin_is_tty
 from lait_cli.common import _version, fail
 from lait_cli.errors import classify_chain
-from lait_cli.options import CacheOption, NoCacheOption, NoHistoryOption, RecordOption, ReplayOption
+from lait_cli.options import (
+    ApiKeyOption,
+    BaseUrlOption,
+    CacheOption,
+    MaxTokensOption,
+    McpNamesOption,
+    ModelOption,
+    NoCacheOption,
+    NoHistoryOption,
+    ReasoningEffortOption,
+    RecordOption,
+    ReplayOption,
+    SessionOption,
+    ShowReasoningOption,
+    SubagentNamesOption,
+    SystemFileOption,
+    SystemOption,
+    TemperatureOption,
+    ToolNamesOption,
+    TopPOption,
+)
 from lait_cli.records import RecordFlags
 
 if TYPE_CHECKING:
@@ -99,16 +119,8 @@ HELP = (
 )
 
 # -- options -------------------------------------------------------------------------------------
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 SCHEMA_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DEFAULT_SCHEMA_NAME = "structured_output"
-U32_MAX = 2**32 - 1
-
-
-def _effort(value: str | None) -> str | None:
-    if value is not None and value not in REASONING_EFFORTS:
-        raise typer.BadParameter(f"'{value}' is not one of {', '.join(REASONING_EFFORTS)}")
-    return value
 
 
 def _schema_name(value: str | None) -> str | None:
@@ -164,92 +176,48 @@ class ChatOptions:
         return Path(self.output) if self.output not in (None, "-") else None
 
 
+def chat_options(
+    *,
+    tool: list[str] | None = None,
+    mcp: list[str] | None = None,
+    subagent: list[str] | None = None,
+    file: list[str] | None = None,
+    image: list[str] | None = None,
+    var: list[str] | None = None,
+    **values: Any,
+) -> ChatOptions:
+    """The :class:`ChatOptions` of a command's parsed options (``lait [PROMPT]``, ``lait chat``): the
+    repeatable options arrive as None or a list, under their option names."""
+    return ChatOptions(
+        tools=list(tool or []),
+        mcp=list(mcp or []),
+        subagents=list(subagent or []),
+        files=list(file or []),
+        images=list(image or []),
+        vars=list(var or []),
+        **values,
+    )
+
+
 def chat(
     prompt: Annotated[
         str | None,
         typer.Argument(metavar="PROMPT", help="The user message; '-' reads stdin.", show_default=False),
     ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            envvar="LLM_MODEL",
-            metavar="NAME",
-            help="A model alias from 'models:' or a raw model id.",
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url",
-            envvar="OPENAI_BASE_URL",
-            metavar="URL",
-            help="OpenAI-compatible base URL (pins it).",
-        ),
-    ] = None,
-    api_key: Annotated[
-        str | None,
-        typer.Option("--api-key", envvar="OPENAI_API_KEY", metavar="KEY", help="API key (pins it)."),
-    ] = None,
-    system: Annotated[str | None, typer.Option("--system", metavar="TEXT", help="System prompt.")] = None,
-    system_file: Annotated[
-        Path | None, typer.Option("--system-file", metavar="FILE", help="Read the system prompt from a file.")
-    ] = None,
-    show_reasoning: Annotated[
-        bool, typer.Option("--show-reasoning", help="Show the model's reasoning before the answer.")
-    ] = False,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
+    system: SystemOption = None,
+    system_file: SystemFileOption = None,
+    show_reasoning: ShowReasoningOption = False,
     show_usage: Annotated[bool, typer.Option("--show-usage", help="Print token usage to stderr.")] = False,
-    reasoning_effort: Annotated[
-        str | None,
-        typer.Option(
-            "--reasoning-effort",
-            envvar="LLM_REASONING_EFFORT",
-            metavar="EFFORT",
-            callback=_effort,
-            help="none, minimal, low, medium, high or xhigh.",
-        ),
-    ] = None,
-    temperature: Annotated[
-        float | None, typer.Option("--temperature", envvar="LLM_TEMPERATURE", min=0.0, max=2.0, metavar="F")
-    ] = None,
-    top_p: Annotated[
-        float | None, typer.Option("--top-p", envvar="LLM_TOP_P", min=0.0, max=1.0, metavar="F")
-    ] = None,
-    max_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--max-tokens",
-            envvar="LLM_MAX_TOKENS",
-            metavar="N",
-            min=1,
-            max=U32_MAX,
-            help="Sent as max_completion_tokens.",
-        ),
-    ] = None,
-    tool: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tool",
-            metavar="NAME",
-            help="A 'tools:' shell tool to offer (repeatable; replaces default.tools).",
-        ),
-    ] = None,
-    mcp: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--mcp",
-            metavar="NAME",
-            help="An 'mcp_servers:' server whose tools to offer (repeatable; replaces default.mcp).",
-        ),
-    ] = None,
-    subagent: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--subagent",
-            metavar="NAME",
-            help="An 'agents:' entry offered as an agent__NAME tool (repeatable; replaces default.subagents).",
-        ),
-    ] = None,
+    reasoning_effort: ReasoningEffortOption = None,
+    temperature: TemperatureOption = None,
+    top_p: TopPOption = None,
+    max_tokens: MaxTokensOption = None,
+    tool: ToolNamesOption = None,
+    mcp: McpNamesOption = None,
+    subagent: SubagentNamesOption = None,
     output: Annotated[
         str | None,
         typer.Option("--output", "-o", metavar="PATH", help="Write the answer to a file ('-': stdout)."),
@@ -278,14 +246,7 @@ def chat(
             "--image", metavar="PATH_OR_URL", help="Attach an image file or http(s) URL (repeatable)."
         ),
     ] = None,
-    session: Annotated[
-        str | None,
-        typer.Option(
-            "--session",
-            metavar="NAME",
-            help="Keep the conversation in .lait/sessions/NAME.jsonl ([A-Za-z0-9_-]+).",
-        ),
-    ] = None,
+    session: SessionOption = None,
     prompt_name: Annotated[
         str | None,
         typer.Option(
@@ -323,7 +284,7 @@ def chat(
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
     ] = False,
 ) -> None:
-    options = ChatOptions(
+    options = chat_options(
         prompt=prompt,
         model=model,
         base_url=base_url,
@@ -336,9 +297,9 @@ def chat(
         temperature=temperature,
         top_p=top_p,
         max_tokens=max_tokens,
-        tools=list(tool or []),
-        mcp=list(mcp or []),
-        subagents=list(subagent or []),
+        tool=tool,
+        mcp=mcp,
+        subagent=subagent,
         output=output,
         json=json_out,
         render=render,
@@ -346,14 +307,14 @@ def chat(
         stream=stream,
         json_schema=json_schema,
         schema_name=schema_name,
-        files=list(file or []),
-        images=list(image or []),
+        file=file,
+        image=image,
         approve_tools=approve_tools,
         config=config,
         no_config=no_config,
         verbose=verbose,
         prompt_name=prompt_name,
-        vars=list(var or []),
+        var=var,
         session=session,
         record=record,
         replay=replay,

@@ -52,7 +52,8 @@ def compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown report.")] = False,
 ) -> None:
-    from lait_cli.chat import ChatOptions, _effort, check_usage, load_chat_config, make_plan, read_prompt
+    from lait_cli.chat import ChatOptions, check_usage, load_chat_config, make_plan, read_prompt
+    from lait_cli.options import check_effort
     from lait_core.engine.models import EngineError
 
     names = list(model or [])
@@ -60,7 +61,7 @@ def compare(
         raise fail("compare needs at least two --model options", 2)
     if as_json and markdown:
         raise fail("--json and --markdown cannot be used together", 2)
-    _effort(reasoning_effort)
+    check_effort(reasoning_effort)
     base = ChatOptions(
         reasoning_effort=reasoning_effort,
         temperature=temperature,

@@ -486,6 +486,11 @@ def test_unreachable_server_exits_4(chat: Lait) -> None:
         ),
         (["--json-schema", "s.json", "--schema-name", "bad name", "x"], "1-64 characters"),
         (["--bogus", "x"], "No such option"),
+        (  # `lait chat` checks its shared options as `lait [PROMPT]` does, before needing a terminal
+            ["chat", "--reasoning-effort", "extreme"],
+            "Invalid value for '--reasoning-effort' (env var: 'LLM_REASONING_EFFORT'): 'extreme' is not one of",
+        ),
+        (["chat", "--max-tokens", "4294967296"], "'--max-tokens'"),
         (
             ["--model", "m", "lint", "."],
             "lait: the argument '--model' cannot be used with subcommand 'lint'\n",
@@ -814,3 +819,30 @@ def test_progressive_skills_in_chat(chat: Lait, server: ScriptedOpenAIServer) ->
     )
     assert [t["function"]["name"] for t in first["tools"]] == ["skill__style"]
     assert second["messages"][-1]["content"] == "## Skill: style\n\nHouse style.\n\nWrite plainly."
+
+
+REPL_OWN = {"--show-usage", "--no-history", "--render"}
+"""Options whose help says what they do in the REPL (per turn), not in a single-shot chat."""
+
+
+def test_lait_chat_declares_its_options_as_bare_chat_does() -> None:
+    import typer
+
+    from lait_cli import chat_command
+    from lait_cli.chat import chat_app
+
+    def options(command: object) -> dict[str, tuple[object, ...]]:
+        return {
+            p.opts[0]: (p.opts, p.help, p.envvar, p.metavar, p.min, p.max, p.callback is not None, p.multiple)
+            for p in command.params  # type: ignore[attr-defined]
+            if p.param_type_name == "option"
+        }
+
+    app = typer.Typer()
+    chat_command.register(app)
+    repl = options(typer.main.get_group(app).commands["chat"])
+    bare = options(typer.main.get_command(chat_app({})))
+    assert set(repl) - REPL_OWN <= set(bare)
+    assert len(set(repl) - REPL_OWN) == 14
+    for name in set(repl) - REPL_OWN:
+        assert repl[name] == bare[name], name
