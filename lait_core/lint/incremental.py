@@ -105,9 +105,11 @@ class IncrementalLinter:
             try:
                 return self._lint_paths(paths)
             except BaseException:
-                # Stopped part-way (cancelled): the linter's document cache may hold documents no
-                # entry records the stamps of; start over next time.
-                self._reset()
+                # Stopped part-way (cancelled: an editor's next change): what was linted is kept
+                # (each document read is in _read_stamps, each finished file has its entry), and the
+                # configs loaded so far are recorded, so a changed one still starts over.
+                with contextlib.suppress(Exception):
+                    self._configs.update(self._config_stamps())
                 raise
             finally:
                 self._memo = {}
@@ -145,9 +147,14 @@ class IncrementalLinter:
             return report
 
         result = linter.lint_paths(paths, lint_file=lint_file)
-        configs = set(linter.config_files())
+        self._configs = self._config_stamps()
+        return Outcome(result, linted)
+
+    def _config_stamps(self) -> dict[str, Stamp]:
+        """The stamps of the config files the linter loaded (as they were before it read them) and of
+        the global config's path (it may be created)."""
+        configs = set(self._linter.config_files())
         if self.options.mode is ConfigMode.SEARCH:
             with contextlib.suppress(ConfigError):  # no home directory: no global config to change
                 configs.add(os.path.abspath(global_config_path(self.options.environ)))
-        self._configs = {p: stamp(p) for p in configs}
-        return Outcome(result, linted)
+        return {p: self._read_stamps.get(p) or self._stamp(p) for p in configs}

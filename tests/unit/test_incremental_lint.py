@@ -139,3 +139,58 @@ def test_a_cancelled_lint_leaves_no_stale_document_behind(tmp_path: Path) -> Non
     expected = flat(Linter(OPTIONS).lint_paths(root))
     assert [p for p, code, *_ in expected if code == "LAIT320"] == [str(tmp_path / "1.yml")]
     assert flat(inc.lint_paths(root).result) == expected
+
+
+def test_a_config_changed_after_a_cancelled_first_lint_starts_over(tmp_path: Path) -> None:
+    """The first lint (nothing recorded yet) stops part-way after the config was loaded; the config
+    then changes: the next lint must not keep what was linted under the old config."""
+    from lait_core.source.files import Loaded, read_source
+
+    (tmp_path / "lait.config.yml").write_text("workflows:\n  kid: child.yml\n", encoding="utf-8")
+    (tmp_path / "child.yml").write_text(GOOD_CHILD, encoding="utf-8")
+    (tmp_path / "1.yml").write_text("steps:\n  - workflow: kid\n    with: '{repo: 1}'\n", encoding="utf-8")
+    (tmp_path / "2.yml").write_text("steps:\n  - jq: .\n", encoding="utf-8")
+    stop = {"on": True}
+
+    class Stopped(Exception):
+        pass
+
+    def reader(path: Path) -> Loaded:
+        if stop["on"] and path.name == "2.yml":  # after 1.yml was linted
+            raise Stopped
+        return read_source(path)
+
+    root = [str(tmp_path)]
+    inc = IncrementalLinter(OPTIONS, reader=reader)
+    with pytest.raises(Stopped):
+        inc.lint_paths(root)
+    stop["on"] = False
+    (tmp_path / "lait.config.yml").write_text("workflows:\n  other: child.yml\n", encoding="utf-8")
+    expected = flat(Linter(OPTIONS).lint_paths(root))
+    assert any(p == str(tmp_path / "1.yml") for p, *_ in expected)  # 'kid' is not registered now
+    assert flat(inc.lint_paths(root).result) == expected
+
+
+def test_a_cancelled_lint_keeps_the_files_it_finished(tmp_path: Path) -> None:
+    """An editor cancels a workspace lint at each change: the next lint must not start over (on a big
+    project it would be cancelled again and again), only finish what the stopped one left."""
+    from lait_core.source.files import Loaded, read_source
+
+    (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
+    (tmp_path / "1.yml").write_text("steps:\n  - jq: .\n", encoding="utf-8")
+    (tmp_path / "2.yml").write_text("steps:\n  - jq: .x\n", encoding="utf-8")
+    stop = {"on": True}
+
+    class Stopped(Exception):
+        pass
+
+    def reader(path: Path) -> Loaded:
+        if stop["on"] and path.name == "2.yml":
+            raise Stopped
+        return read_source(path)
+
+    inc = IncrementalLinter(OPTIONS, reader=reader)
+    with pytest.raises(Stopped):
+        inc.lint_paths([str(tmp_path)])
+    stop["on"] = False
+    assert inc.lint_paths([str(tmp_path)]).linted == {str(tmp_path / "2.yml")}
