@@ -275,21 +275,14 @@ def _flow_depth(text: str, start: int, end: int, depth: int = 0, quote: str = ""
 def _comment_start(text: str, start: int, end: int) -> int:
     """Offset of a ``#`` comment in ``text[start:end]`` outside quotes, or -1."""
     i = start
-    quote = ""
     while i < end:
         c = text[i]
-        if quote:
-            if quote == '"' and c == "\\":
-                i += 2
-                continue
-            if quote == "'" and c == "'" and i + 1 < end and text[i + 1] == "'":
-                i += 2  # '' is a quote inside a single-quoted scalar
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "\"'" and (i == start or text[i - 1] in " \t[{,:"):
-            quote = c
-        elif c == "#" and (i == start or text[i - 1] in " \t"):
+        if c in "\"'" and (i == start or text[i - 1] in " \t[{,:"):
+            i = _close_quote(text, i + 1, end, c)  # a quoted scalar: no comment inside
+            if i == -1:
+                return -1
+            continue
+        if c == "#" and (i == start or text[i - 1] in " \t"):
             return i
         i += 1
     return -1
