@@ -160,6 +160,7 @@ async def warm(ls: LaitServer, uri: str) -> None:
     edit never waits for the warm-up.
     A newer edit cancels it (it is part of the document's scheduled task)."""
     from lait_core.language.index import build_index
+    from lait_ls import inflight
     from lait_ls.features import completion, semantic_tokens
     from lait_ls.features.definition import document_of, project_of
 
@@ -180,10 +181,11 @@ async def warm(ls: LaitServer, uri: str) -> None:
                 _wait_for_gate(gate)
             return build_index(str(doc.path), doc.text, doc.kind, config)
 
-        index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
-        now = document_of(ls, uri)
-        if index is not None and now is not None and now.text == doc.text and now.kind is doc.kind:
-            project.install(index)
+        with inflight.preparing(ls, "index", uri, doc.text):
+            index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
+            now = document_of(ls, uri)
+            if index is not None and now is not None and now.text == doc.text and now.kind is doc.kind:
+                project.install(index)
     except asyncio.CancelledError:
         raise
     except Exception:  # only a cache warm-up: never let it disturb the server

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from lait_core.language import hover_at
+from lait_ls import inflight
 from lait_ls.convert import to_lsp_range
 from lait_ls.features.definition import at, project_of
 
@@ -19,8 +20,9 @@ log = logging.getLogger("lait-ls")
 
 def register(server: LaitServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def hover(ls: LaitServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    async def hover(ls: LaitServer, params: lsp.HoverParams) -> lsp.Hover | None:
         try:
+            await inflight.ready(ls, "index", params.text_document.uri)  # the warm-up's, if building
             found = at(ls, params.text_document.uri, params.position)
             if found is None:
                 return None
