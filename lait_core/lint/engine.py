@@ -19,6 +19,7 @@ from lait_core.documents.config import (
     ConfigMode,
     LoadedConfig,
     find_project_config,
+    global_config_file,
     load_config,
     load_config_file,
     parse_config,
@@ -96,12 +97,19 @@ class Linter:
 
     def invalidate(self, path: Path | None = None) -> None:
         """Forget cached configs (when ``path`` is a config or None) and cached documents."""
-        if path is None or file_kind(path) is FileKind.CONFIG:
+        if path is None or file_kind(path) is FileKind.CONFIG or self._is_config(path):
             self._configs.clear()
             self._workspaces.clear()
             return
         for ws in self._workspaces.values():
             ws.invalidate(path)
+
+    def _is_config(self, path: Path) -> bool:
+        """``path`` is a config file though not named lait.config.yml: the global config
+        (``$XDG_CONFIG_HOME/lait/config.yml``) or one this linter loaded (``--config FILE``)."""
+        here = os.path.normpath(os.path.abspath(path))
+        glob = global_config_file(self.options.mode, self.options.environ)
+        return here == glob or here in self.config_files()
 
     # -- configuration ------------------------------------------------------------------------
     def config_for(self, path: Path) -> LoadedConfig:

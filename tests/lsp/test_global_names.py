@@ -17,7 +17,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.conftest import SERVER, open_doc
+from tests.lsp.conftest import SERVER, diagnostics_for, open_doc
 from tests.lsp.markers import marked, write_project
 
 XDG = Path(tempfile.mkdtemp(prefix="lait-global-names-"))
@@ -140,3 +140,23 @@ async def test_definition_in_the_global_config(client: LanguageClient, tmp_path:
     assert [(s.name, s.location.uri, s.location.range) for s in symbols] == [
         ("everywhere", global_uri, glob.ranges[0])
     ]
+
+    # the global config edited in the editor (unsaved): open project files are linted against its new
+    # text (the linters' cached configs are dropped, as for a lait.config.yml)
+    uses = open_doc(
+        client,
+        write_project(tmp_path, {"uses.yml": "steps:\n  - prompt: hi\n    mcp: [everywhere]\n"})
+        and tmp_path / "uses.yml",
+    )
+    assert not [d for d in await diagnostics_for(client, uses) if d.code == "LAIT501"]
+    client.diagnostics.pop(uses, None)
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=global_doc.uri, version=2),
+            content_changes=[
+                lsp.TextDocumentContentChangeWholeDocument(text=glob.text.replace("everywhere", "elsewhere"))
+            ],
+        )
+    )
+    after = await diagnostics_for(client, uses)
+    assert [d.code for d in after if "everywhere" in d.message] == ["LAIT501"]
