@@ -36,6 +36,19 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+def check_explicit_config(path: Path) -> None:
+    """Exit 3 unless ``--config PATH`` names a regular file, saying what it is instead."""
+    if path.is_file():
+        return
+    if path.is_dir():
+        why = "it is a directory, not a file (name the lait.config.yml inside it)"
+    elif path.exists():
+        why = "it is not a regular file"
+    else:
+        why = "no such file"
+    raise fail(f"failed to read YAML configuration file '{path}': {why}", 3)
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"lait {__version__}\n")

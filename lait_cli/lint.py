@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.common import GLOBALS, fail
+from lait_cli.common import GLOBALS, check_explicit_config, fail
 
 
 def register(app: typer.Typer) -> None:
@@ -45,8 +45,8 @@ def lint(
     no_config = no_config or GLOBALS.no_config
     if config is not None and no_config:
         raise fail("--config and --no-config cannot be used together", 2)
-    if config is not None and not config.is_file():
-        raise fail(f"failed to read YAML configuration file '{config}': no such file", 3)
+    if config is not None:
+        check_explicit_config(config)
     mode = ConfigMode.DISABLED if no_config else ConfigMode.EXPLICIT if config else ConfigMode.SEARCH
     linter = Linter(LintOptions(mode, config))
     try:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
-from lait_cli.common import GLOBALS, fail
+from lait_cli.common import GLOBALS, check_explicit_config, fail
 from lait_cli.errors import classify_chain
 
 if TYPE_CHECKING:
@@ -110,8 +110,8 @@ def load_cli_config(
 
     if explicit is not None and no_config:
         usage_error("--config and --no-config cannot be used together")
-    if explicit is not None and not explicit.is_file():
-        raise fail(f"failed to read YAML configuration file '{explicit}': no such file", 3)
+    if explicit is not None:
+        check_explicit_config(explicit)
     mode = ConfigMode.DISABLED if no_config else ConfigMode.EXPLICIT if explicit else ConfigMode.SEARCH
     try:
         loaded = load_config(mode, explicit=explicit)

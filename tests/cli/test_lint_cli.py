@@ -783,6 +783,18 @@ def test_explicit_config_that_does_not_exist_fails(lait: Lait) -> None:
     assert "nope.yml" in done.stderr
 
 
+@pytest.mark.parametrize("command", [["lint", "w.yml"], ["mcp", "list"]])
+def test_explicit_config_that_is_a_directory_says_so(lait: Lait, command: list[str]) -> None:
+    lait.write("w.yml", SKILL_WORKFLOW)
+    lait.write("conf/lait.config.yml", "{}\n")
+    done = lait("--config", "conf", *command)
+    assert done.returncode == 3
+    assert done.stderr == (
+        "lait: failed to read YAML configuration file 'conf': "
+        "it is a directory, not a file (name the lait.config.yml inside it)\n"
+    )
+
+
 def test_global_config_is_layered_in_search_mode_only(lait: Lait) -> None:
     xdg = Path(lait.env["XDG_CONFIG_HOME"])
     (xdg / "lait").mkdir()
