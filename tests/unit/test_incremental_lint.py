@@ -194,3 +194,20 @@ def test_a_cancelled_lint_keeps_the_files_it_finished(tmp_path: Path) -> None:
         inc.lint_paths([str(tmp_path)])
     stop["on"] = False
     assert inc.lint_paths([str(tmp_path)]).linted == {str(tmp_path / "2.yml")}
+
+
+def test_a_created_replay_folder_is_seen(tmp_path: Path) -> None:
+    """A test file's replay folder is no lait file (creating it changes no file of the lint), but its
+    existence decides LAIT706: the lint that looked for it records it."""
+    (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
+    (tmp_path / "wf.yml").write_text("steps:\n  - prompt: Say hi\n", encoding="utf-8")
+    (tmp_path / "smoke.test.yml").write_text(
+        "workflow: wf.yml\nreplay: tape\nassert:\n  - type: contains\n    value: hi\n", encoding="utf-8"
+    )
+    root = [str(tmp_path)]
+    inc = IncrementalLinter(OPTIONS)
+    assert "LAIT706" in {code for _p, code, *_ in flat(inc.lint_paths(root).result)}
+    (tmp_path / "tape").mkdir()
+    expected = flat(Linter(OPTIONS).lint_paths(root))
+    assert "LAIT706" not in {code for _p, code, *_ in expected}
+    assert flat(inc.lint_paths(root).result) == expected

@@ -7,6 +7,7 @@ from pathlib import Path
 from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.lint.registry import Example, rule
 from lait_core.lint.testfiles.target import resolve
+from lait_core.source import reads
 from lait_core.source.tree import Node, ScalarNode
 
 CODE = "LAIT706"
@@ -38,6 +39,7 @@ def check(node: Node | None, file: Path, out: list[Diagnostic]) -> None:
     if not isinstance(node, ScalarNode) or not isinstance(node.value, str) or not node.value:
         return
     folder = resolve(file, node.value)
+    reads.note(folder)  # an editor's workspace lint checks it again when it is created
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
         out.append(
