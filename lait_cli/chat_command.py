@@ -33,10 +33,12 @@ HELP = (
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="chat", help=HELP)(chat)
+    # extra arguments are accepted only to say that one question is `lait "PROMPT"` (see chat())
+    app.command(name="chat", help=HELP, context_settings={"allow_extra_args": True})(chat)
 
 
 def chat(
+    ctx: typer.Context,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
@@ -66,6 +68,13 @@ def chat(
     from lait_cli.common import GLOBALS, fail
     from lait_cli.terminal import exit_now
 
+    if ctx.args:
+        import shlex
+
+        question = shlex.quote(" ".join(ctx.args))
+        raise fail(
+            f"lait chat takes no PROMPT (it starts the REPL); for one question use: lait {question}", 2
+        )
     if not stdin_is_tty():
         raise fail('lait chat needs an interactive terminal; for one question use: lait "PROMPT"', 2)
     options = chat_options(

@@ -846,3 +846,15 @@ def test_lait_chat_declares_its_options_as_bare_chat_does() -> None:
     assert len(set(repl) - REPL_OWN) == 14
     for name in set(repl) - REPL_OWN:
         assert repl[name] == bare[name], name
+
+
+def test_lait_chat_with_a_prompt_points_to_the_one_shot_form(chat: Lait) -> None:
+    run = chat("chat", "--model", "m", "what is lait?")
+    assert run.returncode == 2
+    assert run.stderr == (
+        "lait: lait chat takes no PROMPT (it starts the REPL); for one question use: lait 'what is lait?'\n"
+    )
+    assert run.stdout == ""
+    typo = chat("chat", "--modle", "m")
+    assert typo.returncode == 2
+    assert "No such option: --modle" in typo.stderr
