@@ -37,7 +37,7 @@ default:
 # tools:                           # shell tools the model may call (`--tool grep`)
 #   grep:
 #     description: Search the project for a regular expression.
-#     command: [grep, -rn, "{{ input.pattern }}", "."]
+#     command: [grep, -rn, --, "{{ input.pattern }}", "."]
 #     parameters:
 #       type: object
 #       properties: {pattern: {type: string}}

@@ -63,3 +63,25 @@ def test_the_starters_run_on_the_embedded_model(lait: Lait) -> None:
     )
     assert agent.returncode == 0, agent.stderr
     assert agent.stdout.strip()
+
+
+def test_the_config_starters_commented_examples_lint_clean_once_uncommented(lait: Lait) -> None:
+    """A new user uncomments `models:`, `tools:` and `prompts:` (the sections that name no other
+    file and start nothing): still no finding, not even LAIT601 on the grep tool's pattern."""
+    assert lait("init").returncode == 0
+    lines = (lait.cwd / "lait.config.yml").read_text().splitlines()
+    out: list[str] = []
+    section = ""
+    for line in lines:
+        if line.startswith("# ") and line[2:3].isalpha() and ":" in line:
+            section = line[2:].split(":")[0]
+        if section in ("models", "tools", "prompts") and line.startswith("#"):
+            line = line[2:] if line.startswith("# ") else line[1:]
+        elif not line.startswith("#"):
+            section = ""
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    assert "\ntools:" in text and "\nprompts:" in text and "\nmodels:" in text
+    (lait.cwd / "lait.config.yml").write_text(text)
+    lint = lait("lint", "--strict", "--format", "json", "lait.config.yml")
+    assert (lint.returncode, json.loads(lint.stdout)) == (0, []), lint.stdout
