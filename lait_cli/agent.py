@@ -75,6 +75,7 @@ def run(
 
     common = Common(config, no_config, verbose, approve_tools).merged()
     options = OutputOptions(output, json_out, render and not json_out, show_usage)
+    options.check_output_file()
     flags = RecordFlags(record, replay, trace_file, common.cache, no_history)
     finish(execute(file, input_text, common, options, flags))
 

@@ -94,6 +94,7 @@ def run(
         usage_error("--resume cannot be used with --dry-run")
     common = Common(config, no_config, verbose, approve_tools).merged()
     options = OutputOptions(output, json_out, render and not json_out, show_usage)
+    options.check_output_file()
     flags = RecordFlags(record, replay, trace_file, common.cache, no_history)
     run_options = RunOptions(flags, checkpoint or resume is not None, resume)
     finish(execute(file, prompt, list(input_ or []), dry_run, common, options, run_options))

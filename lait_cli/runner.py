@@ -41,6 +41,17 @@ class OutputOptions:
         """``-o PATH`` (``-o -`` is stdout, so None)."""
         return Path(self.output) if self.output not in (None, "-") else None
 
+    def check_output_file(self) -> None:
+        """Refuse an ``-o PATH`` that cannot be written before anything runs (exit 2), so a run's
+        model calls are not spent on an answer that is then lost."""
+        path = self.output_file
+        if path is None:
+            return
+        if path.is_dir():
+            usage_error(f"-o '{path}' is a directory; name a file to write the result to")
+        if not path.parent.is_dir():
+            usage_error(f"-o '{path}': the folder '{path.parent}' does not exist")
+
 
 @dataclass(slots=True)
 class Common:

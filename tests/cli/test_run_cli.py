@@ -99,6 +99,21 @@ def test_json_and_output_file(project: Lait, server: ScriptedOpenAIServer) -> No
     assert to_stdout.stdout == '{"first":"two","items":["item 0","item 1"]}\n'
 
 
+def test_an_output_file_that_cannot_be_written_is_refused_before_the_run(
+    project: Lait, server: ScriptedOpenAIServer
+) -> None:
+    (project.cwd / "outdir").mkdir()
+    project.write("agent.md", "---\ndescription: Says hi.\n---\nSay hi.\n")
+    for command in (["run", "wf.yml", "x"], ["agent", "run", "agent.md", "x"]):
+        into_dir = project(*command, "-o", "outdir")
+        assert (into_dir.returncode, into_dir.stdout) == (2, "")
+        assert into_dir.stderr == "lait: -o 'outdir' is a directory; name a file to write the result to\n"
+        no_folder = project(*command, "-o", "nope/out.txt")
+        assert no_folder.returncode == 2
+        assert no_folder.stderr == "lait: -o 'nope/out.txt': the folder 'nope' does not exist\n"
+    assert server.bodies == []  # no model call was spent on a result with nowhere to go
+
+
 def test_a_string_result_is_printed_as_is(project: Lait, server: ScriptedOpenAIServer) -> None:
     project.write("plain.yml", "steps:\n  - prompt: '{{ input }}'\n  - jq: '. + \"!\"'\n")
     server.push(text('"quoted" answer'))
