@@ -9,6 +9,11 @@ only when one of its stamps differs, so an edited agent re-checks the workflows 
 changed config file (project or global) starts over with a fresh linter. The reports are the ones
 :meth:`Linter.lint_paths` returns, in the same order: the same findings as ``lait lint``.
 
+The linter keeps its parsed documents between lints; each file it reads is stamped just before the
+read, and a lint first drops every changed one from that cache (a file linted again may read a
+document no other file's entry records). A lint stopped part-way (an editor cancels it at its next
+change) keeps what it finished.
+
 A stamp is whatever the caller's ``stamp`` function returns for a path (by default the file's
 modification time, size and inode; an editor uses the text of its open buffers).
 """
