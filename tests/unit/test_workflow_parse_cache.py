@@ -23,5 +23,6 @@ def test_two_identical_child_workflows_are_reported_at_their_own_paths(tmp_path:
         (report,) = [r for r in result.reports if r.path.endswith(f"{name}/main.yml")]
         (diag,) = report.diagnostics
         assert diag.code == "LAIT320"
-        assert f"{tmp_path / name / 'child.yml'}:2:5" in diag.message
-        assert [r.path for r in diag.related] == [str(tmp_path / name / "child.yml")]
+        other = "b" if name == "a" else "a"  # paths may be shown relative to the current directory
+        assert f"{name}/child.yml:2:5" in diag.message and f"{other}/child.yml" not in diag.message
+        assert [r.path.endswith(f"{name}/child.yml") for r in diag.related] == [True]
