@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import os
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -281,6 +282,16 @@ def no_ca_context() -> ssl.SSLContext:
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
+def _tls_proxy_for_http() -> bool:
+    """Whether plain ``http://`` requests would go through an ``https://`` proxy (``HTTP_PROXY`` or
+    ``ALL_PROXY``, either case, as httpx reads them): then they need the client that checks the
+    proxy's certificate against the CA bundle, not the plain one."""
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        if os.environ.get(name, "").strip().lower().startswith("https://"):
+            return True
+    return False
+
+
 class ChatClient:
     """HTTP access to OpenAI-compatible endpoints, shared by every request of a run."""
 
@@ -307,7 +318,7 @@ class ChatClient:
         """
         if self._given is not None:
             return self._given
-        tls = not url[:7].lower().startswith("http://")
+        tls = not url[:7].lower().startswith("http://") or _tls_proxy_for_http()
         client = self._clients.get(tls)
         if client is None:
             verify: ssl.SSLContext | bool = True if tls else no_ca_context()

@@ -528,6 +528,25 @@ async def test_one_client_per_scheme_made_when_first_needed() -> None:
     assert given._http("https://api.example.invalid/v1") is plain
 
 
+@pytest.mark.parametrize("name", ["HTTP_PROXY", "all_proxy"])
+async def test_plain_http_through_an_https_proxy_uses_the_checking_client(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The proxy's TLS handshake needs the CA bundle: the plain client would fail it."""
+    for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv(name, "https://proxy.example.invalid:3128")
+    client = ChatClient()
+    client._http("http://127.0.0.1:1/v1/chat/completions")
+    assert list(client._clients) == [True]
+    await client.aclose()
+    monkeypatch.setenv(name, "http://proxy.example.invalid:3128")
+    client = ChatClient()
+    client._http("http://127.0.0.1:1/v1/chat/completions")
+    assert list(client._clients) == [False]
+    await client.aclose()
+
+
 def test_the_plain_clients_tls_context_checks_everything_and_trusts_no_one() -> None:
     context = no_ca_context()
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
