@@ -18,7 +18,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git"),
+    # the first test installs the hook's virtualenv (pip, up to the 900 s given to pre-commit below)
+    pytest.mark.timeout(960),
+]
 
 GOOD_WORKFLOW = """\
 name: good
