@@ -5,13 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.conftest import SERVER, open_doc
+from tests.lsp.conftest import SERVER, module_client, open_doc
 
 CURSOR = "‸"
+
+# One server per client kind for the whole module (every test works on files of its own tmp_path).
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+client = module_client()
+
 
 CONFIG = """\
 models:
@@ -532,8 +538,11 @@ async def test_comments_and_typed_indentation_get_nothing(client: LanguageClient
 # A client with snippet support
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER, server_env={"XDG_CONFIG_HOME": "/nonexistent-lait-test"})
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
+    scope="module",
+    config=ClientServerConfig(
+        server_command=SERVER, server_env={"XDG_CONFIG_HOME": "/nonexistent-lait-test"}
+    ),
 )
 async def snippet_client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
     capabilities = lsp.ClientCapabilities(

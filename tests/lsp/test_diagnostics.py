@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import diagnostics_for, open_doc
+from tests.lsp.conftest import diagnostics_for, module_client, open_doc
+
+# One server for the whole module (every test works on files of its own tmp_path).
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+client = module_client()
 
 
 async def test_open_workflow_publishes_located_diagnostics(client: LanguageClient, tmp_path: Path) -> None:

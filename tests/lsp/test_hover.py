@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from lait_core.documents import models as m
-from tests.lsp.conftest import open_doc
+from tests.lsp.conftest import module_client, open_doc
 from tests.lsp.markers import Marked, marked, write_project
+
+# One server for the whole module (every test works on files of its own tmp_path).
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+client = module_client()
 
 CONFIG = (
     "models:\n"

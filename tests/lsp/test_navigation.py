@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import open_doc
+from tests.lsp.conftest import module_client, open_doc
 from tests.lsp.markers import marked, write_project
+
+# One server for the whole module (every test works on files of its own tmp_path); the async tests
+# run in the module's event loop.
+client = module_client()
 
 
 def _pos(line: int, character: int) -> lsp.Position:
@@ -51,6 +56,7 @@ def test_marked_counts_utf16_units() -> None:
     ]
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_step_id_definition_from_a_block_scalar_template(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -62,6 +68,7 @@ async def test_step_id_definition_from_a_block_scalar_template(
     assert [(loc.uri, loc.range) for loc in locations] == [(uri, m.ranges[0])]
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_step_references_in_jq_and_templates(client: LanguageClient, tmp_path: Path) -> None:
     m = marked(
         "steps:\n"
@@ -79,6 +86,7 @@ async def test_step_references_in_jq_and_templates(client: LanguageClient, tmp_p
     assert await references(client, uri, m.ranges[0].start) == [(uri, r) for r in m.ranges]
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_positions_are_utf16_after_emoji_and_japanese(client: LanguageClient, tmp_path: Path) -> None:
     m = marked(
         "inputs:\n"
@@ -96,6 +104,7 @@ async def test_positions_are_utf16_after_emoji_and_japanese(client: LanguageClie
     assert second.start.character == len('  - prompt: "😀日本語 {{ inputs.topic }} 🎉🎉 {{ inputs.') + 3
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_mcp_server_across_config_agent_and_workflow(client: LanguageClient, tmp_path: Path) -> None:
     files = write_project(
         tmp_path,
@@ -124,6 +133,7 @@ async def test_mcp_server_across_config_agent_and_workflow(client: LanguageClien
     assert len(without) == len(expected) - 1
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_registered_agent_name_and_path(client: LanguageClient, tmp_path: Path) -> None:
     files = write_project(
         tmp_path,
@@ -158,6 +168,7 @@ async def test_registered_agent_name_and_path(client: LanguageClient, tmp_path: 
     assert [loc.uri for loc in locations] == [(tmp_path / "agents/lead.md").as_uri()]
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_model_alias_workflow_first_then_config(client: LanguageClient, tmp_path: Path) -> None:
     files = write_project(
         tmp_path,
@@ -185,6 +196,7 @@ async def test_model_alias_workflow_first_then_config(client: LanguageClient, tm
     assert len(refs) == 3
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_schemas_inline_agents_workflows_tools_skills(client: LanguageClient, tmp_path: Path) -> None:
     files = write_project(
         tmp_path,
@@ -222,6 +234,7 @@ async def test_schemas_inline_agents_workflows_tools_skills(client: LanguageClie
     assert refs == [(flow_uri, child_ref)]
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_nothing_for_other_files_broken_yaml_and_closed_documents(
     client: LanguageClient, tmp_path: Path
 ) -> None:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import open_doc
+from tests.lsp.conftest import module_client, open_doc
 from tests.lsp.markers import marked
+
+# One server for the whole module (every test works on files of its own tmp_path).
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+client = module_client()
 
 WORKFLOW = """\
 inputs:
