@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from lait_core import gcpause
 from lait_core.documents.config import ConfigMode
 from lait_core.gcpause import GcHold, paused_gc, pauses
 from lait_core.lint.discovery import FileKind
@@ -28,6 +29,7 @@ def collector_on() -> Iterator[None]:
     gc.enable()
     yield
     assert pauses() == 0
+    gc.unfreeze()
     if not was:
         gc.disable()
 
@@ -118,3 +120,24 @@ async def test_a_cancelled_lint_leaves_the_collector_on(tmp_path: Path) -> None:
     assert await lw.run(lambda: 42, "after") == 42
     await asyncio.sleep(0)
     assert gc.isenabled() and pauses() == 0
+
+
+def test_the_end_of_a_hold_freezes_what_was_made_and_every_nth_unfreezes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(gcpause, "UNFREEZE_EVERY", 3)
+    monkeypatch.setattr(gcpause, "_holds", 0)
+    gc.unfreeze()
+    counts = []
+    for _ in range(3):
+        hold = GcHold()
+        hold.take()
+        made = [[] for _ in range(1000)]  # tracked objects made under the hold
+        hold.release()
+        counts.append(gc.get_freeze_count())
+        del made
+    assert counts[0] >= 1000 and counts[1] >= counts[0] - 1000  # frozen, not scanned by collections
+    assert counts[2] == 0  # the third hold unfroze the heap: cyclic garbage is collected again
+    with paused_gc():
+        pass
+    assert gc.get_freeze_count() == 0  # a plain pause (the CLI's lint) never freezes
