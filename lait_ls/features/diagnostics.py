@@ -154,10 +154,10 @@ def _wait_for_gate(gate: str) -> None:
 
 
 async def warm(ls: LaitServer, uri: str) -> None:
-    """Prepare for the requests that follow an edit: the document's semantic tokens and completion
-    (each when the client asked for it in this document before), then its navigation index; all off
-    the request loop (which only checks and stores the results), so a request sent right after an
-    edit never waits for the warm-up.
+    """Prepare for the requests that follow an edit: the document's semantic tokens, its navigation
+    index and its completion (tokens and completion when the client asked for them in this document
+    before); all off the request loop (which only checks and stores the results), so a request sent
+    right after an edit never waits for the warm-up.
     A newer edit cancels it (it is part of the document's scheduled task)."""
     from lait_core.language.index import build_index
     from lait_ls import inflight
@@ -169,23 +169,22 @@ async def warm(ls: LaitServer, uri: str) -> None:
         if doc is None or doc.text.count("\n") > WARM_LIMIT_LINES:
             return
         await semantic_tokens.prepare(ls, uri)
-        await completion.prepare_ahead(ls, uri)
         project = project_of(ls)
         config = project.pending(doc)
-        if config is None:
-            return
-        gate = os.environ.get(WARM_GATE_ENV)
+        if config is not None:
+            gate = os.environ.get(WARM_GATE_ENV)
 
-        def work() -> FileIndex:
-            if gate:
-                _wait_for_gate(gate)
-            return build_index(str(doc.path), doc.text, doc.kind, config)
+            def work() -> FileIndex:
+                if gate:
+                    _wait_for_gate(gate)
+                return build_index(str(doc.path), doc.text, doc.kind, config)
 
-        with inflight.preparing(ls, "index", uri, doc.text):
-            index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
-            now = document_of(ls, uri)
-            if index is not None and now is not None and now.text == doc.text and now.kind is doc.kind:
-                project.install(index)
+            with inflight.preparing(ls, "index", uri, doc.text):
+                index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
+                now = document_of(ls, uri)
+                if index is not None and now is not None and now.text == doc.text and now.kind is doc.kind:
+                    project.install(index)
+        await completion.prepare_ahead(ls, uri)  # last: completion usually comes with the next edit
     except asyncio.CancelledError:
         raise
     except Exception:  # only a cache warm-up: never let it disturb the server

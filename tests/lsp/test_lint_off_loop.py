@@ -171,11 +171,12 @@ async def test_the_next_edit_cancels_a_stale_lint(tmp_path: Path) -> None:
 
 async def test_requests_after_an_edit_do_not_wait_for_the_warm_up(tmp_path: Path) -> None:
     """After each publish lait-ls prepares the document for the next requests (the warm-up): its
-    semantic tokens and completion, once they were asked for, then its navigation index on the lint
-    thread. Here every index warm-up is held until a gate file exists: semantic tokens, hover and
-    completion sent right after an edit are answered meanwhile (on the request loop they would wait
-    for the gate), the tokens and completion were prepared before they were asked for, and the edit
-    cancelled the warm-up of the previous version."""
+    semantic tokens (once they were asked for), its navigation index on the lint thread, then its
+    completion (once asked for). Here every index warm-up is held until a gate file exists: semantic
+    tokens, hover and completion sent right after an edit are answered meanwhile (on the request loop
+    they would wait for the gate), the tokens were prepared before they were asked for, the edit
+    cancelled the warm-up of the previous version, and once the gate is open the next edit's
+    warm-up prepares completion too."""
     gate = tmp_path / "gate"
     (tmp_path / "lait.config.yml").write_text("default:\n  model: m\n", encoding="utf-8")
     small = tmp_path / "small.yml"
@@ -206,7 +207,6 @@ async def test_requests_after_an_edit_do_not_wait_for_the_warm_up(tmp_path: Path
         await until(lambda: (uri, 2) in client.published)
         await until(lambda: count(f"warm-up of {small} started") == 2)  # after the tokens
         assert count(f"semantic tokens of {small} computed") == 2  # before anyone asked
-        assert count(f"completion of {small} finished") == 1  # prepared on the lint thread
         tokens = await client.text_document_semantic_tokens_full_async(
             lsp.SemanticTokensParams(text_document=doc)
         )
@@ -226,3 +226,13 @@ async def test_requests_after_an_edit_do_not_wait_for_the_warm_up(tmp_path: Path
         assert completion is not None
         gate.write_text("", encoding="utf-8")
         await until(lambda: count(f"warm-up of {small} finished") == 1)
+        # with the gate open, the next edit's warm-up also prepares completion (asked for before)
+        assert count(f"completion of {small} started") == 0  # the request above prepared version 2
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=3),
+                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=edited + "\n")],
+            )
+        )
+        await until(lambda: count(f"completion of {small} finished") == 1)
+        assert count(f"warm-up of {small} finished") == 2  # the index first, then completion
