@@ -595,7 +595,14 @@ async def run_checks(options: Options) -> list[Check]:
         jobs.append(probe_models(DEFAULT_BASE_URL, None, options.timeout))
     servers = list(config.mcp_servers)
     jobs += [mcp_check(config, base, name, options) for name in servers]
-    results = await asyncio.gather(*jobs)
+    # return_exceptions: on Ctrl-C, gather would otherwise end at the first child's cancellation
+    # while the MCP checks still start and close their servers; the loop's clean-up then cancelled
+    # those half-way (a hang, or tracebacks). This way every check ends before run_checks does.
+    settled = await asyncio.gather(*jobs, return_exceptions=True)
+    for result in settled:
+        if isinstance(result, BaseException):
+            raise result
+    results: list[Any] = list(settled)
     probes: list[Probe] = list(results[: len(uses)])
     rest = results[len(uses) :]
     local_probe: Probe = probes[uses.index(local_use)] if local_use is not None else rest.pop(0)

@@ -6,8 +6,13 @@ server is all OK; the bundled examples report no NG when the embedded model is i
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import socket
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -227,3 +232,52 @@ def test_examples_report_no_ng_with_the_embedded_model(clean: Lait) -> None:
     assert run.returncode == 0
     assert checks["embedded", "embedded"]["status"] == "OK"
     assert checks["embedded", "llama-cpp-python"]["status"] == "OK"
+
+
+def test_ctrl_c_while_servers_start_exits_130_and_reaps_them(clean: Lait, silent: str) -> None:
+    """Ctrl-C while an HTTP probe is in flight and two MCP servers are in their handshake: every
+    check is cancelled and closed before the loop ends (no hang, no 'Future exception was never
+    retrieved' traceback) and both server processes are gone."""
+    marker = uuid.uuid4().hex
+    server = f'{{command: python3, args: [-c, "import time; time.sleep(120)"], env: {{LAIT_TEST_MARKER: "{marker}"}}}}'
+    clean.write(
+        "lait.config.yml",
+        f"""\
+default: {{model: stuck}}
+models:
+  stuck:
+    - provider: {{base_url: "{silent}"}}
+      model_id: m
+mcp_servers:
+  one: {server}
+  two: {server}
+""",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "doctor", "--timeout", "60", "--mcp-timeout", "60"],
+        cwd=clean.cwd,
+        env=clean.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(running_with_marker(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(running_with_marker(marker)) == 2
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        left = running_with_marker(marker)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in running_with_marker(marker):
+            os.kill(pid, signal.SIGKILL)
+    text = err.decode()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and "never retrieved" not in text, text
+    assert text.splitlines()[-1] == "lait: interrupted"
+    assert out == b""
+    assert left == []
