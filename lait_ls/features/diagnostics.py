@@ -168,18 +168,19 @@ async def warm(ls: LaitServer, uri: str) -> None:
         doc = document_of(ls, uri)
         if doc is None or doc.text.count("\n") > WARM_LIMIT_LINES:
             return
-        await semantic_tokens.prepare(ls, uri)
         project = project_of(ls)
         config = project.pending(doc)
-        if config is not None:
-            gate = os.environ.get(WARM_GATE_ENV)
+        # a hover waits for the index from here (the tokens first are quick), not only while it is built
+        with inflight.preparing(ls, "index", uri, doc.text):
+            await semantic_tokens.prepare(ls, uri)
+            if config is not None:
+                gate = os.environ.get(WARM_GATE_ENV)
 
-            def work() -> FileIndex:
-                if gate:
-                    _wait_for_gate(gate)
-                return build_index(str(doc.path), doc.text, doc.kind, config)
+                def work() -> FileIndex:
+                    if gate:
+                        _wait_for_gate(gate)
+                    return build_index(str(doc.path), doc.text, doc.kind, config)
 
-            with inflight.preparing(ls, "index", uri, doc.text):
                 index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
                 now = document_of(ls, uri)
                 if index is not None and now is not None and now.text == doc.text and now.kind is doc.kind:
