@@ -24,6 +24,7 @@ from lait_core.language.completion import (
 )
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import LineIndex
+from lait_ls import inflight
 from lait_ls.convert import from_lsp_position, to_lsp_range
 
 if TYPE_CHECKING:
@@ -145,6 +146,11 @@ def cache_of(ls: LaitServer) -> _Cache:
     return cache
 
 
+def wanted(ls: LaitServer, uri: str) -> bool:
+    """Whether :func:`prepare_ahead` prepares this document (completion was asked for in it)."""
+    return uri in cache_of(ls).entries
+
+
 async def prepare_ahead(ls: LaitServer, uri: str) -> None:
     """Prepare the current version on the lint thread when the client asked for completion in this
     document before (part of the warm-up after each publish, :mod:`lait_ls.features.diagnostics`), so
@@ -172,8 +178,9 @@ def register(server: LaitServer) -> None:
         lsp.TEXT_DOCUMENT_COMPLETION,
         lsp.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=False),
     )
-    def completion(ls: LaitServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+    async def completion(ls: LaitServer, params: lsp.CompletionParams) -> lsp.CompletionList:
         try:
+            await inflight.ready(ls, "completion", params.text_document.uri)  # the warm-up's, if preparing
             return compute(ls, params, cache_of(ls))
         except Exception:  # completion must never fail the request
             log.exception("completion at %s failed", params.text_document.uri)

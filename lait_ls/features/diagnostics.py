@@ -12,6 +12,7 @@ off the request loop, cancelled by the next edit, never in the way of a request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import tempfile
@@ -170,22 +171,31 @@ async def warm(ls: LaitServer, uri: str) -> None:
             return
         project = project_of(ls)
         config = project.pending(doc)
-        # a hover waits for the index from here (the tokens first are quick), not only while it is built
-        with inflight.preparing(ls, "index", uri, doc.text):
-            await semantic_tokens.prepare(ls, uri)
-            if config is not None:
-                gate = os.environ.get(WARM_GATE_ENV)
+        # a hover (a completion) waits for the index (the completion) from here, not only while it is
+        # built: the steps before it are short
+        with contextlib.ExitStack() as stack:
+            if completion.wanted(ls, uri):
+                stack.enter_context(inflight.preparing(ls, "completion", uri, doc.text))
+            with inflight.preparing(ls, "index", uri, doc.text):
+                await semantic_tokens.prepare(ls, uri)
+                if config is not None:
+                    gate = os.environ.get(WARM_GATE_ENV)
 
-                def work() -> FileIndex:
-                    if gate:
-                        _wait_for_gate(gate)
-                    return build_index(str(doc.path), doc.text, doc.kind, config)
+                    def work() -> FileIndex:
+                        if gate:
+                            _wait_for_gate(gate)
+                        return build_index(str(doc.path), doc.text, doc.kind, config)
 
-                index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
-                now = document_of(ls, uri)
-                if index is not None and now is not None and now.text == doc.text and now.kind is doc.kind:
-                    project.install(index)
-        await completion.prepare_ahead(ls, uri)  # last: completion usually comes with the next edit
+                    index = await ls.lint_worker.run(work, f"warm-up of {doc.path}")
+                    now = document_of(ls, uri)
+                    if (
+                        index is not None
+                        and now is not None
+                        and now.text == doc.text
+                        and now.kind is doc.kind
+                    ):
+                        project.install(index)
+            await completion.prepare_ahead(ls, uri)  # last: completion usually comes with the next edit
     except asyncio.CancelledError:
         raise
     except Exception:  # only a cache warm-up: never let it disturb the server
