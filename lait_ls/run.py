@@ -433,8 +433,10 @@ def kill_children(state: RunState) -> None:
 
 
 def install_signal_handlers(ls: LaitServer) -> None:
-    """On SIGTERM / SIGHUP (an editor stopping its server, a closed terminal) the children of the
-    runs in flight die with the server instead of being orphaned; then the signal does its default."""
+    """On SIGTERM / SIGHUP (an editor stopping its server, a closed terminal) and SIGINT (Ctrl-C
+    where `lait ls` was started by hand) the children of the runs in flight die with the server
+    instead of being orphaned; then the signal does its default. (SIGINT used to raise
+    KeyboardInterrupt inside pygls, whose shutdown then waited forever for its stdin reader.)"""
     import os
     import signal
     import threading
@@ -447,7 +449,7 @@ def install_signal_handlers(ls: LaitServer) -> None:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         with contextlib.suppress(ValueError, OSError):  # not supported here
             signal.signal(signum, terminate)
 

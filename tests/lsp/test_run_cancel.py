@@ -111,8 +111,10 @@ async def test_editor_shutdown_during_a_run_leaves_no_process(tmp_path: Path) ->
             assert not any(pid_alive(p) for p in started), [p for p in started if pid_alive(p)]
 
 
-async def test_sigterm_to_the_server_kills_the_children_of_runs(tmp_path: Path) -> None:
-    """An editor force-stopping lait-ls (Neovim's client:stop(true) sends SIGTERM) mid-run."""
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_sigterm_to_the_server_kills_the_children_of_runs(tmp_path: Path, signum: int) -> None:
+    """An editor force-stopping lait-ls (Neovim's client:stop(true) sends SIGTERM) mid-run; SIGINT:
+    Ctrl-C where `lait ls` was started by hand (it hung in pygls's shutdown, waiting for stdin)."""
     pid_file = tmp_path / "pids.txt"
     with ScriptedOpenAIServer() as llm:
         write_project(tmp_path, llm, pid_file=pid_file)
@@ -129,8 +131,8 @@ async def test_sigterm_to_the_server_kills_the_children_of_runs(tmp_path: Path) 
             server = client._server
             assert server is not None
             client.shut_down = True
-            server.send_signal(signal.SIGTERM)
-            assert await asyncio.wait_for(server.wait(), 10) == -signal.SIGTERM
+            server.send_signal(signum)
+            assert await asyncio.wait_for(server.wait(), 10) == -signum
             assert await wait_until(lambda: not any(pid_alive(p) for p in started), 5), [
                 p for p in started if pid_alive(p)
             ]
