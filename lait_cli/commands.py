@@ -231,6 +231,8 @@ class Scan:
     """It came after a literal ``--`` (so it is a prompt, never a subcommand)."""
     options: tuple[str, ...]
     """The option names before it."""
+    index: int = -1
+    """Its index in the arguments (-1: there is none)."""
 
 
 def scan_arguments(args: list[str], value_options: frozenset[str]) -> Scan:
@@ -241,9 +243,9 @@ def scan_arguments(args: list[str], value_options: frozenset[str]) -> Scan:
         arg = args[i]
         if arg == "--":
             rest = args[i + 1 :]
-            return Scan(rest[0] if rest else None, True, tuple(options))
+            return Scan(rest[0] if rest else None, True, tuple(options), i + 1 if rest else -1)
         if arg == "-" or not arg.startswith("-"):
-            return Scan(arg, False, tuple(options))
+            return Scan(arg, False, tuple(options), i)
         name = arg.split("=", 1)[0] if arg.startswith("--") else arg
         options.append(name)
         takes_value = name in GLOBAL_VALUE_OPTIONS or name in value_options
@@ -292,4 +294,27 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
         return tree, hoist_globals(tree, args)
     if scan.positional is None and not scan.after_dashdash and any(o in VERSION_FLAGS for o in scan.options):
         return build(app), args
+    if subcommand and scan.positional is not None:
+        _refuse_mistyped_command(scan.positional, args[scan.index + 1 :], every, CHAT_VALUE_OPTIONS)
     return typer.main.get_command(chat_app(command_names())), args
+
+
+def _refuse_mistyped_command(
+    word: str, rest: list[str], commands: Iterable[str], value_options: frozenset[str]
+) -> None:
+    """Exit 2 naming the command meant when ``lait WORD ARG...`` cannot be a chat (a chat takes one
+    prompt, so a second positional is an error anyway) and WORD is a near miss of a command name
+    (``lait lnt .``). A single word stays a prompt, as in the reference (``lait lnt`` asks the model)."""
+    if not re.fullmatch(r"[a-z][a-z-]*", word):
+        return
+    if scan_arguments(rest, value_options).positional is None:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(set(commands) | set(REFERENCE_COMMANDS)), n=1, cutoff=0.75)
+    if close:
+        sys.stderr.write(
+            f"lait: '{word}' is not a command; did you mean '{close[0]}'? "
+            f'(a prompt of several words goes in quotes: lait "{word} ...")\n'
+        )
+        raise SystemExit(2)

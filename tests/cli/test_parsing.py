@@ -117,6 +117,25 @@ def test_a_chat_option_before_a_missing_subcommand_is_a_usage_error(chat: Lait) 
     assert run.stderr == "lait: the argument '--model' cannot be used with subcommand 'doctor'\n"
 
 
+def test_a_near_miss_of_a_command_with_arguments_names_the_command(
+    chat: Lait, server: ScriptedOpenAIServer
+) -> None:
+    """`lait lnt .` cannot be a chat (one prompt only): say which command was meant, call no model.
+    A single word stays a prompt (spec 1.1), and so does anything after `--`."""
+    for args, meant in ((["lnt", "."], "lint"), (["--model", "m", "docter", "x"], "doctor")):
+        run = chat(*args)
+        assert (run.returncode, run.stdout) == (2, ""), args
+        assert run.stderr.startswith(f"lait: '{args[-2]}' is not a command; did you mean '{meant}'?"), (
+            run.stderr
+        )
+    assert server.bodies == []
+    server.push(text("a model answered"), text("a model answered"))
+    for args in (["lnt", "--model", "m"], ["--model", "m", "--", "lnt"]):
+        run = chat("--base-url", server.url, *args)
+        assert (run.returncode, run.stdout) == (0, "a model answered\n"), (args, run.stderr)
+    assert [b["messages"][-1]["content"] for b in server.bodies] == ["lnt", "lnt"]
+
+
 # -- global options anywhere --------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("args", "expected"),
