@@ -272,7 +272,11 @@ def register(server: LaitServer) -> None:
         if path is not None:
             ls.overlay.drop(path)
             ls.invalidate(path)
-        if not ls.pull_diagnostics:
+        if ls.pull_diagnostics:
+            from lait_ls.features.pull_diagnostics import request_refresh
+
+            request_refresh(ls)  # the file on disk stands for it again: the client pulls its dependants too
+        else:
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 

@@ -290,9 +290,15 @@ async def test_change_of_a_file_asks_the_client_to_pull_again(
     assert any(
         "ghost.md" in d.message for i in edited.items if i.uri == b_uri for d in getattr(i, "items", [])
     )
+    refreshes = pull_client.diagnostic_refresh_count
     pull_client.text_document_did_close(
         lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
     )
+    for _ in range(1000):  # closing an edited file asks the client to pull again at once
+        if pull_client.diagnostic_refresh_count > refreshes:
+            break
+        await asyncio.sleep(0.01)
+    assert pull_client.diagnostic_refresh_count > refreshes
     closed = {i.uri: i for i in (await workspace_report(pull_client, held)).items}
     assert isinstance(closed[b_uri], lsp.WorkspaceFullDocumentDiagnosticReport)
     assert not any("ghost.md" in d.message for d in closed[b_uri].items)
