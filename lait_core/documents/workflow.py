@@ -685,11 +685,12 @@ def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
 
     The last few results are kept by file and text, so the linter, the outline and the navigation
     index of an editor share one parse per document version (a parsed document is never mutated
-    afterwards). The file is part of the key (its absolute path: the linter's relative display path
-    and an editor's absolute one are the same file) because the parse's locations name it: two files
-    with the same text are two parses.
+    afterwards). The file is part of the key exactly as given, because the parse's locations and
+    messages name it: two files with the same text are two parses, and so are one file's relative
+    display path (``lait lint .``, a workspace pull) and its absolute path (an open document), or a
+    workspace pull's messages would name the file absolutely whenever the editor had parsed it first.
     """
-    key = (os.path.abspath(path) if path else "", text)
+    key = (path, text)
     with _RECENT_LOCK:  # the language server parses on its request loop and its lint thread
         cached = _RECENT.get(key)
         if cached is not None:

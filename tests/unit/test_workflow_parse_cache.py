@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lait_core.documents.config import ConfigMode
 from lait_core.lint.engine import Linter, LintOptions
 
@@ -26,3 +28,19 @@ def test_two_identical_child_workflows_are_reported_at_their_own_paths(tmp_path:
         other = "b" if name == "a" else "a"  # paths may be shown relative to the current directory
         assert f"{name}/child.yml:2:5" in diag.message and f"{other}/child.yml" not in diag.message
         assert [r.path.endswith(f"{name}/child.yml") for r in diag.related] == [True]
+
+
+def test_a_files_relative_and_absolute_paths_are_two_parses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`lait lint .` and a workspace pull name files relatively, an editor's document absolutely: a
+    parse made for one must not be handed to the other, or its messages name the file the other way."""
+    from lait_core.documents.workflow import parse_workflow
+
+    monkeypatch.chdir(tmp_path)
+    text = BAD_CHILD + "# only this test writes this text\n"
+    absolute = parse_workflow(text, str(tmp_path / "child.yml"))
+    relative = parse_workflow(text, "child.yml")
+    assert absolute.path == str(tmp_path / "child.yml")
+    assert relative.path == "child.yml" and relative.source.path == "child.yml"
+    assert parse_workflow(text, "child.yml") is relative  # the same file and text still share one parse
