@@ -11,7 +11,8 @@ import difflib
 from collections.abc import Iterator
 
 from lait_core.diagnostics import Diagnostic, Severity
-from lait_core.source.tree import MappingNode, ScalarNode
+from lait_core.lint.checks.prompt_vars import prompt_templates
+from lait_core.source.tree import MappingNode
 from lait_core.template.ast import Block, Expr, Node, Output, PathExpr, PathKind, walk_exprs
 from lait_core.template.errors import TemplateSyntaxError
 from lait_core.template.parser import parse
@@ -23,23 +24,14 @@ _NEW_CONTEXT = ("each", "with")
 
 
 def check_prompt_names(root: MappingNode, out: list[Diagnostic]) -> None:
-    prompts = root.get("prompts")
-    if not isinstance(prompts, MappingNode):
-        return
-    for name, _key, prompt in prompts.items():
-        if not isinstance(prompt, MappingNode):
-            continue
-        template = prompt.get("template")
-        if not isinstance(template, ScalarNode) or not isinstance(template.value, str):
-            continue
+    for name, template, var_names in prompt_templates(root):
+        assert isinstance(template.value, str)
         if "{{" not in template.value:
             continue
         try:
             parsed = parse(template.value)
         except TemplateSyntaxError:
             continue  # a syntax error is reported where templates are checked for syntax
-        declared = prompt.get("vars")
-        var_names = [str(k) for k, _n, _v in declared.items()] if isinstance(declared, MappingNode) else []
         seen: set[str] = set()
         for path in _top_level_paths(parsed.nodes):
             first = path.parts[0] if path.parts else ""

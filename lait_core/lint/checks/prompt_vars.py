@@ -4,12 +4,15 @@ Templates render strictly, so such a prompt fails unless every run passes ``--va
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.source.tree import MappingNode, ScalarNode
 from lait_core.template import references
 
 
-def check_prompt_vars(root: MappingNode, out: list[Diagnostic]) -> None:
+def prompt_templates(root: MappingNode) -> Iterator[tuple[str, ScalarNode, list[str]]]:
+    """Each named prompt with a string ``template``: (name, template node, declared ``vars:`` names)."""
     prompts = root.get("prompts")
     if not isinstance(prompts, MappingNode):
         return
@@ -19,12 +22,14 @@ def check_prompt_vars(root: MappingNode, out: list[Diagnostic]) -> None:
         template = prompt.get("template")
         if not isinstance(template, ScalarNode) or not isinstance(template.value, str):
             continue
-        declared_node = prompt.get("vars")
-        declared = (
-            {str(k) for k, _kn, _v in declared_node.items()}
-            if isinstance(declared_node, MappingNode)
-            else set()
-        )
+        declared = prompt.get("vars")
+        names = [str(k) for k, _n, _v in declared.items()] if isinstance(declared, MappingNode) else []
+        yield str(name), template, names
+
+
+def check_prompt_vars(root: MappingNode, out: list[Diagnostic]) -> None:
+    for name, template, declared in prompt_templates(root):
+        assert isinstance(template.value, str)
         for ref in references(template.value):
             if ref.root != "vars" or ref.name in declared:
                 continue
