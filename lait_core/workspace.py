@@ -30,6 +30,16 @@ def canonical(path: Path) -> str:
         return os.path.abspath(path)
 
 
+def display_path(path: Path) -> str:
+    """How diagnostics name a file: relative to the current directory when it is below it (as
+    `lait lint .` names files there, and lait-ls in the folder the editor starts it in), else absolute."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return rel if not rel.startswith("..") else str(path)
+
+
 class Workspace:
     def __init__(
         self,
@@ -66,26 +76,30 @@ class Workspace:
         for cache in (self._workflows, self._agents, self._skills):
             cache.pop(key, None)
 
-    def _cached(
-        self, cache: dict[str, D | Loaded], path: Path, parse: Callable[[str, str], D], display: str | None
-    ) -> D | Loaded:
+    def _cached(self, cache: dict[str, D | Loaded], path: Path, parse: Callable[[str, str], D]) -> D | Loaded:
+        """The document at ``path``, parsed once per workspace under :func:`display_path`'s name for it.
+
+        The name is the path's, never the caller's: the first caller's name would stay with the
+        cached parse (its locations and messages name the file), so a workflow run by another one
+        was quoted by its absolute path whenever a test file's lint, which names files as given,
+        had parsed it first."""
         key = canonical(path)
         cached = cache.get(key)
         if cached is None:
             seen: set[str] = set()
             with reads.recording(seen):
                 loaded = self.read(path)
-                cached = loaded if loaded.text is None else parse(loaded.text, display or str(path))
+                cached = loaded if loaded.text is None else parse(loaded.text, display_path(path))
             cache[key] = cached
             self._read_by[key] = frozenset(seen)
         reads.note_all(self._read_by.get(key, (os.path.abspath(path),)))
         return cached
 
-    def workflow(self, path: Path, display: str | None = None) -> WorkflowDocument | Loaded:
-        return self._cached(self._workflows, path, parse_workflow, display)
+    def workflow(self, path: Path) -> WorkflowDocument | Loaded:
+        return self._cached(self._workflows, path, parse_workflow)
 
-    def agent(self, path: Path, display: str | None = None) -> AgentDocument | Loaded:
-        return self._cached(self._agents, path, parse_agent, display)
+    def agent(self, path: Path) -> AgentDocument | Loaded:
+        return self._cached(self._agents, path, parse_agent)
 
-    def skill(self, path: Path, display: str | None = None) -> SkillDocument | Loaded:
-        return self._cached(self._skills, path, parse_skill, display)
+    def skill(self, path: Path) -> SkillDocument | Loaded:
+        return self._cached(self._skills, path, parse_skill)

@@ -315,7 +315,7 @@ class WorkflowChecks:
         )
         if target is None:
             return
-        loaded = self.ws.agent(target, display=_display(target))
+        loaded = self.ws.agent(target)
         if not isinstance(loaded, AgentDocument):
             assert loaded.problem is not None
             out.append(
@@ -377,7 +377,7 @@ class WorkflowChecks:
         if problem is not None:
             out.append(Diagnostic("LAIT320", f"{step.label}: {problem}", node.range))
             return
-        loaded = self.ws.workflow(target, display=_display(target))
+        loaded = self.ws.workflow(target)
         if not isinstance(loaded, WorkflowDocument):
             assert loaded.problem is not None
             out.append(
@@ -456,7 +456,7 @@ class WorkflowChecks:
             reads.note(target)
             if key in stack or not target.exists():
                 continue
-            loaded = self.ws.workflow(target, display=_display(target))
+            loaded = self.ws.workflow(target)
             if isinstance(loaded, WorkflowDocument) and loaded.ok:
                 self._collect_inherited(loaded, target, placement | step.placement, (*stack, key), found)
 
@@ -467,14 +467,6 @@ def _did_you_mean(name: str, choices: list[str], node: Node) -> tuple[str, tuple
     if guess is None:
         return "", ()
     return f"; did you mean '{guess}'?", (Fix(f"Replace with '{guess}'", node.range, guess),)
-
-
-def _display(path: Path) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return rel if not rel.startswith("..") else str(path)
 
 
 def _relocate(diag: Diagnostic, node: Node) -> Diagnostic:
