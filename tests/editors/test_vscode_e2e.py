@@ -135,17 +135,8 @@ def test_problems_panel_equals_lait_lint_for_an_edited_workflow(
     assert {d["file"] for d in found} > {"workflows/triage.yml", "workflows/stale.yml"}
     seen: list[list[Any]] = [[]]
 
-    # Known difference, left open: lait-ls sometimes names a child inside a dependant's message by
-    # its absolute path where `lait lint .` names it relatively (it depends on which parse of the
-    # child came first); the locations themselves always agree. Compare messages with the
-    # workspace's own prefix removed.
-    prefix = str(session.workspace) + "/"
-
-    def shown() -> bool:
-        seen[0] = [
-            (f, sev, msg.replace(prefix, ""), code, line, col)
-            for f, sev, msg, code, line, col in problem_rows(workbench.problems())
-        ]
+    def shown() -> bool:  # messages too, character for character (lait-ls runs in the workspace)
+        seen[0] = problem_rows(workbench.problems())
         return seen[0] == expected
 
     try:
