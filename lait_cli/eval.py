@@ -2,7 +2,8 @@
 report each case's pass rate (spec tools-mcp-cli 7.7). The work is in ``lait_core.testing.eval``;
 this layer parses options, shows progress on stderr (a rich progress bar on a terminal, else one
 plain line per finished case), prints the report to stdout and exits 1 when a case is below 100%
-(2 for a bad option, 3 for an invalid eval file)."""
+or the eval file cannot be read (spec tools-mcp-cli 1.6: a general error, as for `lait test`, `lait
+run`), 2 for a bad option, 3 for an eval file that does not validate."""
 
 from __future__ import annotations
 
@@ -88,12 +89,15 @@ def eval_command(
     verbose: VerboseOption = 0,
 ) -> None:
     from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded
+    from lait_core.source.files import CODE_UNREADABLE
     from lait_core.testing.definition import load_eval
     from lait_core.testing.eval import CaseResult, EvalRunner, text_report
 
     check_report_format(format_)
     repeat = max(1, repeat)
     definition, diagnostics = load_eval(file)
+    if definition is None and [d.code for d in diagnostics] == [CODE_UNREADABLE]:
+        raise fail(diagnostics[0].message, 1)  # missing, a directory, not readable: nothing to validate
     if definition is None:
         for d in sorted(diagnostics, key=lambda d: d.sort_key()):
             start = d.range.start

@@ -1,6 +1,8 @@
 """`lait test PATH...`: run test files against their cassettes and check their assertions (spec
 tools-mcp-cli 7.6). The work is in ``lait_core.testing``; this layer parses options, prints the
-text or JSON report to stdout and exits 1 when anything failed (2 for a bad target)."""
+text or JSON report to stdout and exits 1 when anything failed or a named target is missing, a
+symbolic link or a special file (spec tools-mcp-cli 1.6: a general error, not a usage error; as
+`lait eval` for a missing file), 2 for a bad option."""
 
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def test(
     try:
         files = discover(paths)
     except TargetError as exc:
-        raise fail(str(exc), 2) from None
+        raise fail(str(exc), 1) from None
     common = Common(config, no_config, verbose, approve_tools).merged()
     config_model, config_dir = load_run_config(common)
 
