@@ -52,6 +52,7 @@ from lait_cli.options import (
     TopPOption,
 )
 from lait_cli.records import RecordFlags
+from lait_cli.usage import LaitCommand
 
 if TYPE_CHECKING:
     from lait_cli.terminal import ChatTerminal, Interrupts
@@ -106,7 +107,7 @@ def chat_app(commands: dict[str, str]) -> typer.Typer:
     width = max((len(n) for n in commands), default=0)
     lines.extend(f"  {name:<{width}}  {text}".rstrip() for name, text in commands.items())
     chat_typer = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
-    chat_typer.command(name="lait", help=HELP, epilog="\n".join(lines))(chat)
+    chat_typer.command(name="lait", help=HELP, epilog="\n".join(lines), cls=LaitCommand)(chat)
     return chat_typer
 
 

@@ -14,17 +14,19 @@ import typer
 from lait_cli.common import fail
 
 KindOption = Annotated[
-    str | None, typer.Option("--kind", help="Only this kind: chat, agent, workflow, prompt.")
+    str | None, typer.Option("--kind", metavar="KIND", help="Only this kind: chat, agent, workflow, prompt.")
 ]
 ModelOption = Annotated[
-    str | None, typer.Option("--model", help="Only entries whose model contains this text.")
+    str | None, typer.Option("--model", metavar="TEXT", help="Only entries whose model contains this text.")
 ]
 SinceOption = Annotated[
     str | None,
-    typer.Option("--since", help="Only entries since YYYY-MM-DD, an RFC 3339 time, or <N>m|h|d|w ago."),
+    typer.Option(
+        "--since", metavar="WHEN", help="Only entries since YYYY-MM-DD, an RFC 3339 time, or <N>m|h|d|w ago."
+    ),
 ]
 LimitOption = Annotated[
-    int | None, typer.Option("--limit", "-l", help="At most this many entries (default 20).")
+    int | None, typer.Option("--limit", "-l", metavar="N", help="At most this many entries (default 20).")
 ]
 
 

@@ -31,6 +31,8 @@ import typer
 import typer.core
 import typer.main
 
+from lait_cli.usage import use_lait_commands
+
 TYPER_SETTINGS: dict[str, Any] = {
     "add_completion": False,
     "pretty_exceptions_enable": False,
@@ -130,6 +132,7 @@ def module_commands(module_name: str) -> dict[str, Any]:
     module = importlib.import_module(module_name)
     app = typer.Typer(**TYPER_SETTINGS)
     module.register(app)
+    use_lait_commands(app)  # arguments named FILE, [PROMPT], PATH... (lait_cli.usage)
     return dict(typer.main.get_group(app).commands)
 
 

@@ -16,14 +16,19 @@ def register(app: typer.Typer) -> None:
 
 
 def lint(
-    paths: Annotated[list[str], typer.Argument(help="Files or directories; '-' reads standard input.")],
-    fmt: Annotated[str, typer.Option("--format", help="text, json, github or sarif.")] = "text",
+    paths: Annotated[
+        list[str], typer.Argument(metavar="PATH", help="Files or directories; '-' reads standard input.")
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="FORMAT", help="text, json, github or sarif.")
+    ] = "text",
     output_file: Annotated[
-        Path | None, typer.Option("--output-file", "-o", help="Write the report here.")
+        Path | None, typer.Option("--output-file", "-o", metavar="FILE", help="Write the report here.")
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
     stdin_filename: Annotated[
-        str | None, typer.Option("--stdin-filename", help="Name (and kind) of the text read from '-'.")
+        str | None,
+        typer.Option("--stdin-filename", metavar="NAME", help="Name (and kind) of the text read from '-'."),
     ] = None,
     only_lait_files: Annotated[
         bool,
@@ -32,7 +37,9 @@ def lint(
             help="Skip files that are not lait files by content, even named ones (for pre-commit hooks).",
         ),
     ] = False,
-    config: Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
+    ] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file.")] = False,
 ) -> None:
     from lait_core.documents.config import ConfigError, ConfigMode

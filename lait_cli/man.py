@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from lait_cli.common import fail
+from lait_cli.usage import argument_name
 
 
 def register(app: typer.Typer) -> None:
@@ -67,7 +68,7 @@ def _options(command: Any) -> list[str]:
         else:
             lines += [
                 ".TP",
-                f"\\fI{roff(param.metavar or param.name.upper())}\\fR",
+                f"\\fI{roff(argument_name(param))}\\fR",
                 roff(getattr(param, "help", "") or ""),
             ]
     return lines
@@ -75,9 +76,7 @@ def _options(command: Any) -> list[str]:
 
 def page(path: list[str], command: Any, version: str, see_also: list[str]) -> str:
     title = "-".join(["lait", *path])
-    pieces = [
-        p.metavar or p.name.upper() for p in command.params if getattr(p, "param_type_name", "") == "argument"
-    ]
+    pieces = [argument_name(p) for p in command.params if getattr(p, "param_type_name", "") == "argument"]
     usage = " ".join(["lait", *path, "[OPTIONS]", *pieces])
     lines = [
         f'.TH "{title.upper()}" "1" "{date.today().isoformat()}" "lait {version}" "lait manual"',

@@ -135,7 +135,7 @@ def export(
         ),
     ] = None,
     service_name: Annotated[
-        str, typer.Option("--service-name", help="The resource's service.name.")
+        str, typer.Option("--service-name", metavar="NAME", help="The resource's service.name.")
     ] = "lait",
     encoding: Annotated[
         str, typer.Option("--encoding", metavar="json|protobuf", help="OTLP/HTTP encoding (default json).")

@@ -5,6 +5,7 @@ one not offered yet exits 2 with "'lait NAME' is not available in this version" 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -231,3 +232,51 @@ def test_conflicting_global_options_exit_2(lait: Lait, args: list[str], message:
     run = lait(*args)
     assert run.returncode == 2
     assert run.stderr == f"lait: {message} cannot be used together\n"
+
+
+# -- how arguments are named in --help and man pages ----------------------------------------------
+def _leaves(command: object, path: list[str]) -> Iterator[tuple[list[str], object]]:
+    subs = getattr(command, "commands", None)
+    if hasattr(subs, "items"):
+        for name, sub in subs.items():  # type: ignore[union-attr]
+            if not getattr(sub, "hidden", False):
+                yield from _leaves(sub, [*path, name])
+    else:
+        yield path, command
+
+
+def test_help_names_arguments_plainly(lait: Lait) -> None:
+    """`FILE`, `[PROMPT]`, `PATH...`: never typer's `{paths}...` or a type label such as `<list[str]>`,
+    in the usage line or the Arguments section, for any command; the man pages say the same."""
+    lint = lait("lint", "--help")
+    assert lint.returncode == 0, lint.stderr
+    assert lint.stdout.startswith("Usage: lait lint [OPTIONS] PATH...\n")
+    assert "\n  PATH...  Files or directories; '-' reads standard input.  [required]\n" in lint.stdout
+    assert "--format FORMAT " in lint.stdout and "-o, --output-file FILE " in lint.stdout
+    root = lait("--help")
+    assert root.stdout.startswith("Usage: lait [OPTIONS] [PROMPT]\n")
+    assert "\nArguments:\n  [PROMPT]  The user message; '-' reads stdin.\n" in root.stdout
+    usages = {}
+    for path, command in _leaves(_tree(), []):
+        ctx = type(command).context_class(command, info_name=" ".join(["lait", *path]))  # type: ignore[attr-defined]
+        usages[" ".join(path)] = command.get_usage(ctx)  # type: ignore[attr-defined]
+        text = command.get_help(ctx)  # type: ignore[attr-defined]
+        arguments = text.split("\nArguments:\n")[1].split("\nOptions:")[0] if "\nArguments:" in text else ""
+        names = [
+            row.strip().split("  ")[0]
+            for row in arguments.splitlines()
+            if row.startswith("  ") and row[2] != " "
+        ]
+        shown = " ".join([usages[" ".join(path)], *names])
+        assert not re.search(r"[{}]|<(str|int|path|list\[\w+\])>", shown), (path, shown)
+    assert usages["lint"] == "Usage: lait lint [OPTIONS] PATH..."
+    assert usages["test"] == "Usage: lait test [OPTIONS] PATH..."
+    assert usages["run"] == "Usage: lait run [OPTIONS] FILE [PROMPT]"
+    assert usages["mcp call"] == "Usage: lait mcp call [OPTIONS] SERVER TOOL [JSON]"
+    assert usages["init"] == "Usage: lait init [OPTIONS] [workflow|agent] [PATH]"
+    pages = lait("man", "--dir", "pages")
+    assert pages.returncode == 0, pages.stderr
+    lint_page = (lait.cwd / "pages" / "lait-lint.1").read_text(encoding="utf-8")
+    assert "\\fBlait lint [OPTIONS] PATH...\\fR" in lint_page and "\\fIPATH...\\fR" in lint_page
+    assert "\\fB\\-\\-format\\fR FORMAT" in lint_page
+    assert "\\fBlait [OPTIONS] [PROMPT]\\fR" in (lait.cwd / "pages" / "lait.1").read_text(encoding="utf-8")
