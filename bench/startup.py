@@ -14,7 +14,10 @@ that load on the machine hits each the same:
 - ``lait --help``, ``lait lint`` of the example workflow and of an empty directory (for context);
 - a chat's first request: ``lait --no-config --base-url URL --model m hi`` against a tiny HTTP
   server in this process that notes when the request's first byte arrives; the time from just before
-  the process is spawned to that moment is "first request leaves lait" (target: <= 250 ms).
+  the process is spawned to that moment is "first request leaves lait" (target: <= 250 ms). The
+  request is sent ahead at start-up (lait_cli.quick); the same chat is also timed to its exit
+  ("answered and exited": the server answers at once, so this is lait's own whole cost) and with
+  ``LAIT_SEND_AHEAD=0`` (the first request sent by the engine, after every import).
 
 Bytecode: an installed lait has its modules compiled (pip writes the ``.pyc`` files), so by default
 the trials run with ``PYTHONPYCACHEPREFIX=bench/.out/pycache`` (and without
@@ -134,13 +137,17 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> Sample:
     return end - start, cpu
 
 
-def first_request(server: FirstByteServer, python: list[str], env: dict[str, str], cwd: Path) -> Sample:
+def first_request(
+    server: FirstByteServer, python: list[str], env: dict[str, str], cwd: Path, *, whole: bool = False
+) -> Sample:
+    """When the chat's first request arrives at ``server``, or (``whole``) when the process has
+    printed the answer and exited."""
     before = len(server.arrivals)
     argv = [*python, "--no-config", "--base-url", server.url, "--model", "m", "hi"]
-    start, _, cpu = spawn(argv, env, cwd)
+    start, end, cpu = spawn(argv, env, cwd)
     if len(server.arrivals) != before + 1:
         raise SystemExit("chat failed: no request arrived")
-    return server.arrivals[-1] - start, cpu
+    return (end if whole else server.arrivals[-1]) - start, cpu
 
 
 def _env(tree: Path, bytecode_cache: bool) -> dict[str, str]:
@@ -182,6 +189,10 @@ def main() -> int:
             ),
             f"lait lint <empty dir>{mark}": partial(timed, [*lait, "lint", str(empty)], env, cwd),
             f"chat: first request leaves lait{mark}": partial(first_request, server, lait, env, cwd),
+            f"chat: answered and exited{mark}": partial(first_request, server, lait, env, cwd, whole=True),
+            f"chat, LAIT_SEND_AHEAD=0: first request{mark}": partial(
+                first_request, server, lait, {**env, "LAIT_SEND_AHEAD": "0"}, cwd
+            ),
         }
     load_before = os.getloadavg()
     samples: dict[str, list[Sample]] = {name: [] for name in trials}

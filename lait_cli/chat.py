@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from lait_cli.commands import stdin_is_tty
 from lait_cli.common import _version, fail
 from lait_cli.errors import classify_chain
 from lait_cli.options import (
@@ -52,6 +51,7 @@ from lait_cli.options import (
     TopPOption,
 )
 from lait_cli.records import RecordFlags
+from lait_cli.stdin_input import stdin_is_tty
 from lait_cli.usage import LaitCommand
 
 if TYPE_CHECKING:

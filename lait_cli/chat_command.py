@@ -64,8 +64,8 @@ def chat(
     ] = False,
 ) -> None:
     from lait_cli.chat import chat_options, check_usage
-    from lait_cli.commands import stdin_is_tty
     from lait_cli.common import GLOBALS, fail
+    from lait_cli.stdin_input import stdin_is_tty
     from lait_cli.terminal import exit_now
 
     if ctx.args:

@@ -31,35 +31,7 @@ from typing import Any
 import typer
 import typer.main
 
-REFERENCE_COMMANDS: tuple[str, ...] = (
-    "run",
-    "agent",
-    "lint",
-    "models",
-    "completions",
-    "man",
-    "init",
-    "sessions",
-    "chat",
-    "prompt",
-    "history",
-    "graph",
-    "workflow",
-    "skill",
-    "runs",
-    "cache",
-    "deps",
-    "schema",
-    "doctor",
-    "compare",
-    "test",
-    "eval",
-    "trace",
-    "serve",
-    "decide",
-)
-"""Every subcommand of the reference (spec tools-mcp-cli 1.4), in its table's order."""
-
+from lait_cli.command_table import REFERENCE_COMMANDS
 
 GLOBAL_OPTIONS: dict[str, int] = {
     "--config": 1,
@@ -130,7 +102,7 @@ def stand_in_command(name: str) -> Any:
 
 def stand_ins() -> dict[str, Callable[[], Any]]:
     """A stand-in (its builder) for each reference name the command table lacks."""
-    from lait_cli.lazy import COMMANDS
+    from lait_cli.command_table import COMMANDS
 
     return {name: functools.partial(stand_in_command, name) for name in missing_commands(COMMANDS)}
 
@@ -263,13 +235,6 @@ def is_global(option: str) -> bool:
     )
 
 
-def stdin_is_tty() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
 def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
     """The click command that handles ``args`` and the arguments to give it: the subcommand tree
     (also for ``--version`` and a bare ``lait`` on a terminal) with global options hoisted in front
@@ -278,7 +243,7 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
     Exits with 2 when a chat option precedes a subcommand (spec 1.1).
     """
     from lait_cli.chat import CHAT_VALUE_OPTIONS, chat_app
-    from lait_cli.lazy import command_names
+    from lait_cli.command_table import command_names
 
     scan = scan_arguments(args, CHAT_VALUE_OPTIONS)
     subcommand = scan.positional is not None and not scan.after_dashdash

@@ -219,8 +219,9 @@ def candidates(words: list[str], current: int) -> list[str]:
     """Completions for ``words[current]`` (``words`` are the arguments after ``lait``)."""
     import lait_cli.main as cli
     from lait_cli.chat import CHAT_VALUE_OPTIONS, chat_app
+    from lait_cli.command_table import command_names
     from lait_cli.commands import build
-    from lait_cli.lazy import command_names, visible_names
+    from lait_cli.lazy import visible_names
 
     tree = build(cli.app)
     while len(words) <= current:

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
-from dataclasses import dataclass
 from typing import Any
 
 import typer
 import typer.core
 import typer.main
 
+from lait_cli.command_table import COMMANDS
 from lait_cli.usage import use_lait_commands
 
 TYPER_SETTINGS: dict[str, Any] = {
@@ -40,90 +40,6 @@ TYPER_SETTINGS: dict[str, Any] = {
 }
 """The settings of the root ``typer.Typer`` (``lait_cli.main.app``), also given to the Typer each
 command module registers on, so its commands are built as the root would build them."""
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    module: str
-    """The ``lait_cli`` module whose ``register(app)`` defines the command."""
-    help: str
-    """The first line of the command's help (``lait --help`` lists it)."""
-    hidden: bool = False
-
-
-COMMANDS: dict[str, Entry] = {
-    "lint": Entry("lait_cli.lint", "Check config, agent and workflow files; exit 3 on errors."),
-    "schema": Entry(
-        "lait_cli.schema", "Print the JSON Schema of a file kind: config, agent, workflow, test or eval."
-    ),
-    "rule": Entry("lait_cli.rule", "Explain a lint rule (or list them all with --all)."),
-    "ls": Entry("lait_cli.ls", "Run the language server over stdio (same as lait-ls)."),
-    "run": Entry("lait_cli.run", "Run a workflow (a file, or a name from the config's 'workflows:')."),
-    "graph": Entry("lait_cli.graph", "Print a workflow's control-flow graph (Mermaid or DOT)."),
-    "doctor": Entry(
-        "lait_cli.doctor",
-        "Check the setup: config files, ${VAR} references, models and providers (reachable, key "
-        "accepted, model ids listed), the local model server, the embedded model, MCP servers, "
-        "registered files and shell tools. Each check is OK, WARN or NG (with a fix); any NG exits 1.",
-    ),
-    "init": Entry(
-        "lait_cli.init",
-        "Write a starter lait.config.yml in the current directory, or with a kind a commented "
-        "workflow.yml or agent.md (at PATH). Never overwrites a file. The files lint clean and run on "
-        "the built-in embedded model.",
-    ),
-    "models": Entry(
-        "lait_cli.models",
-        "List the configured model aliases ('*': the default), or with --remote the models a server offers.",
-    ),
-    "serve": Entry(
-        "lait_cli.serve",
-        "Serve the config's agents and workflows as MCP tools (agent__<name>, workflow__<name>) over "
-        "stdio, or streamable HTTP with --http.",
-    ),
-    "chat": Entry(
-        "lait_cli.chat_command",
-        "Chat in a REPL: every turn streams, tools included. /exit, /clear, /model NAME, /system TEXT, "
-        "/help; Ctrl-R searches the history; Esc-Enter or a trailing \\ adds a line; Ctrl-C cancels a turn.",
-    ),
-    "completions": Entry(
-        "lait_cli.completion", "Print a shell completion script: bash, zsh, fish or powershell."
-    ),
-    "__complete": Entry("lait_cli.completion", "", hidden=True),
-    "man": Entry("lait_cli.man", "Write roff man pages (lait.1, lait-run.1, ...) into DIR."),
-    "compare": Entry(
-        "lait_cli.compare",
-        "Send the same PROMPT (or stdin) to every --model at once and report time, usage, cost and the "
-        "answers side by side (a table on a terminal; --json or --markdown otherwise).",
-    ),
-    "test": Entry(
-        "lait_cli.test",
-        "Run test files (a workflow replayed from its cassette, then assertions on its output and "
-        "trajectory). Directories are searched for .yml/.yaml files.",
-    ),
-    "eval": Entry(
-        "lait_cli.eval",
-        "Run an eval file's cases against the live model (each --repeat N times) and report the pass "
-        "rate of each case.",
-    ),
-    "mcp": Entry("lait_cli.mcp", "Show the configured MCP servers and their tools; call a tool."),
-    "agent": Entry("lait_cli.agent", "Run agent files; list the registered agents."),
-    "workflow": Entry("lait_cli.lists", "List the workflows registered in lait.config.yml."),
-    "skill": Entry("lait_cli.lists", "List the skills registered in lait.config.yml."),
-    "prompt": Entry("lait_cli.prompt", "List and run the named prompts of lait.config.yml ('prompts:')."),
-    "sessions": Entry("lait_cli.sessions", "List, show and delete saved chat sessions (.lait/sessions/)."),
-    "trace": Entry("lait_cli.trace", "Show or export a trace file written with --trace-file."),
-    "history": Entry("lait_cli.history", "List, show and search past runs (newest first)."),
-    "cache": Entry("lait_cli.cache", "Manage the response cache (.lait/cache/)."),
-    "runs": Entry("lait_cli.runs", "List and show checkpointed workflow runs (.lait/runs/)."),
-}
-"""Every subcommand -> where it is defined and its help line, in the order ``lait --help`` lists
-them."""
-
-
-def command_names(*, hidden: bool = False) -> dict[str, str]:
-    """The subcommands (name -> help line), hidden ones only with ``hidden``; no module imported."""
-    return {name: entry.help for name, entry in COMMANDS.items() if hidden or not entry.hidden}
 
 
 def module_commands(module_name: str) -> dict[str, Any]:

@@ -58,16 +58,11 @@ def root(
 
 
 def _load_env(argv: list[str]) -> None:
-    head = argv[: argv.index("--")] if "--" in argv else argv
-    if "--no-env" in head:
-        return
-    env_file = Path(".env")
-    if not env_file.exists():
-        return
-    from lait_core.documents.dotenv import DotenvError, load_dotenv
+    from lait_cli.environment import load_env
+    from lait_core.documents.dotenv import DotenvError
 
     try:
-        load_dotenv(Path.cwd(), os.environ)
+        load_env(argv)
     except DotenvError as exc:
         sys.stderr.write(f"lait: {exc}\n")
         raise SystemExit(1) from None
@@ -97,7 +92,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    # run the importable module's main, so its app and GLOBALS are the ones the commands see
-    import lait_cli.main as cli
+    # `python -m lait_cli.main` is the console script: the same entry (the --version answer, a chat's
+    # first request sent ahead), then the importable module's main, whose app and GLOBALS the
+    # commands see
+    from lait_cli.entry import main as entry
 
-    cli.main()
+    entry()

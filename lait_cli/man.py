@@ -98,8 +98,8 @@ def page(path: list[str], command: Any, version: str, see_also: list[str]) -> st
 def pages(version: str) -> list[tuple[str, str]]:
     import lait_cli.main as cli
     from lait_cli.chat import chat_app
+    from lait_cli.command_table import command_names
     from lait_cli.commands import build
-    from lait_cli.lazy import command_names
 
     tree = build(cli.app)
     out: list[tuple[str, str]] = []

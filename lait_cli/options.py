@@ -2,7 +2,7 @@
 `lait mcp`, `lait test` and `lait eval`; the chat options of `lait [PROMPT]` and `lait chat`),
 declared once so their names, metavars, checks and help read the same everywhere.
 
-Top-level imports are typer and the standard library only.
+Top-level imports are typer, the standard library and lait_core.engine.models (plain data).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from lait_cli.common import fail
+from lait_core.engine.models import REASONING_EFFORTS, U32_MAX
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
@@ -65,8 +66,6 @@ def check_report_format(value: str) -> None:
 
 
 # -- the chat options `lait [PROMPT]` and `lait chat` share ------------------------------------------
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-U32_MAX = 2**32 - 1
 
 
 def check_effort(value: str | None) -> str | None:

@@ -164,39 +164,17 @@ def find_target(argument: str, registry: dict[str, str], what: str) -> Path:
 
 
 # -- stdin -------------------------------------------------------------------------------------
-def _stdin_is_tty() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
 def read_optional_prompt(argument: str | None) -> str | None:
-    """PROMPT/INPUT after the stdin rules (spec 1.1): ``-`` reads stdin only; piped stdin is read
-    too and appended as ``"{PROMPT}\\n\\n{piped}"``; whitespace-only piped text counts as absent and
-    trailing ``\\r``/``\\n`` are stripped. None when there is neither."""
-    piped: str | None = None
-    if argument == "-" or not _stdin_is_tty():
-        from lait_core.source.files import StreamTooLarge, read_stream
+    """PROMPT/INPUT after the stdin rules (:func:`lait_cli.stdin_input.prompt_text`); a problem with
+    standard input exits 1 (2 for ``-`` with nothing piped)."""
+    from lait_cli.stdin_input import DashWithoutInput, StdinError, prompt_text
 
-        try:
-            data = read_stream(sys.stdin.buffer) if sys.stdin is not None else b""
-        except StreamTooLarge as exc:
-            raise fail(f"standard input is larger than {exc}; lait reads at most that much") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise fail("standard input is not UTF-8 text") from None
-        text = text.removeprefix("\ufeff").rstrip("\r\n")
-        if text.strip():
-            piped = text
-    if argument == "-":
-        if piped is None:
-            usage_error("a PROMPT is required; provide one or pipe input via stdin (stdin was empty)")
-        return piped
-    if argument is not None:
-        return argument if piped is None else f"{argument}\n\n{piped}"
-    return piped
+    try:
+        return prompt_text(argument)
+    except DashWithoutInput as exc:
+        usage_error(str(exc))
+    except StdinError as exc:
+        raise fail(str(exc)) from None
 
 
 # -- running -----------------------------------------------------------------------------------

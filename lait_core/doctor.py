@@ -277,7 +277,7 @@ class Probe:
 
 
 async def probe_models(base_url: str, api_key: str | None, timeout: float) -> Probe:
-    from lait_core.engine.resolve import PLACEHOLDER_KEY
+    from lait_core.engine.wire import PLACEHOLDER_KEY
     from lait_core.httpx_import import httpx
 
     headers = {"Authorization": f"Bearer {api_key or PLACEHOLDER_KEY}"}
@@ -401,7 +401,7 @@ def provider_checks(use: ModelUse, probe: Probe, timeout: float) -> list[Check]:
 
 
 def local_server_check(probe: Probe) -> Check:
-    from lait_core.engine.resolve import DEFAULT_BASE_URL
+    from lait_core.engine.wire import DEFAULT_BASE_URL
 
     if probe.kind == "ok":
         listed = f"lists {_listed(probe.models)}" if probe.models else "lists no models"
@@ -570,7 +570,7 @@ async def _probe_use(use: ModelUse, environ: Mapping[str, str], timeout: float) 
 async def run_checks(options: Options) -> list[Check]:
     """Every check, the slow ones concurrently; never raises for a problem of the setup."""
     from lait_core.documents.config import ConfigError, ConfigMode, load_config
-    from lait_core.engine.resolve import DEFAULT_BASE_URL
+    from lait_core.engine.wire import DEFAULT_BASE_URL
 
     disabled = options.mode is ConfigMode.DISABLED
     try:

@@ -17,14 +17,18 @@ from enum import Enum
 from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
+from lait_core.documents.discovery import (
+    CONFIG_NAME,
+    ConfigError,
+    find_project_config,
+    global_config_path,
+)
 from lait_core.documents.models import Config, DefaultSettings, ModelMap, ToolPolicy
 from lait_core.documents.validate import Codes, validate_mapping
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.tree import MappingNode, ScalarNode, SourceText
 from lait_core.source.yaml import parse_yaml
 
-CONFIG_NAME = "lait.config.yml"
-GLOBAL_NAME = "config.yml"
 CODES = Codes(unknown="LAIT101", invalid="LAIT102")
 
 
@@ -32,10 +36,6 @@ class ConfigMode(Enum):
     SEARCH = "search"
     EXPLICIT = "explicit"
     DISABLED = "disabled"
-
-
-class ConfigError(Exception):
-    """A problem that stops config loading (``lait: <message>``)."""
 
 
 @dataclass(slots=True)
@@ -125,18 +125,6 @@ def resolve_gguf_paths(models: ModelMap, base: Path) -> ModelMap:
     return out
 
 
-def find_project_config(start: Path) -> Path | None:
-    """The nearest ``lait.config.yml`` that is a regular file, walking upward lexically."""
-    cur = Path(os.path.abspath(start))
-    while True:
-        candidate = cur / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
-        if cur.parent == cur:
-            return None
-        cur = cur.parent
-
-
 def global_config_file(mode: ConfigMode, environ: dict[str, str] | None = None) -> str:
     """The global config's absolute, normalised path when configs are searched for (the only mode
     that reads it); '' in the other modes or without a home directory."""
@@ -146,19 +134,6 @@ def global_config_file(mode: ConfigMode, environ: dict[str, str] | None = None) 
         return os.path.normpath(os.path.abspath(global_config_path(environ)))
     except ConfigError:
         return ""
-
-
-def global_config_path(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    xdg = env.get("XDG_CONFIG_HOME", "")
-    if xdg.strip():
-        return Path(xdg) / "lait" / GLOBAL_NAME
-    home = env.get("HOME") or env.get("USERPROFILE")
-    if not home:
-        raise ConfigError(
-            "failed to determine the home directory (HOME is not set) to locate the global configuration file"
-        )
-    return Path(home) / ".config" / "lait" / GLOBAL_NAME
 
 
 def merge(low: Config, high: Config, high_set: set[str]) -> Config:

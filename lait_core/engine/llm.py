@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from lait_core.engine import ahead
 from lait_core.engine.interaction import Interaction, WarningEvent
 from lait_core.engine.models import (
     ChatRequest,
@@ -38,7 +39,8 @@ from lait_core.engine.models import (
     ToolCall,
     Usage,
 )
-from lait_core.engine.resolve import PLACEHOLDER_KEY, Endpoint, KeyResolver, ResolvedModel, is_loopback
+from lait_core.engine.resolve import Endpoint, KeyResolver, ResolvedModel, is_loopback
+from lait_core.engine.wire import RequestParts, request_parts
 from lait_core.httpx_import import httpx
 
 REQUEST_TIMEOUT = 300.0
@@ -339,20 +341,29 @@ class ChatClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def _request(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> httpx.Request:
+    def _request(
+        self, base_url: str, api_key: str | None, body: dict[str, Any]
+    ) -> tuple[RequestParts, httpx.Request]:
         from lait_core.redact import add_secret, add_url_secrets
 
         add_url_secrets(base_url)
         add_secret(api_key)
-        headers = {
-            "Authorization": f"Bearer {api_key or PLACEHOLDER_KEY}",
-            "Content-Type": "application/json",
-        }
-        if body.get("stream"):
-            headers["Accept"] = "text/event-stream"
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        url = f"{base_url}/chat/completions"
-        return self._http(url).build_request("POST", url, headers=headers, content=data)
+        parts = request_parts(base_url, api_key, body)
+        request = self._http(parts.url).build_request(
+            "POST", parts.url, headers=parts.headers, content=parts.content
+        )
+        return parts, request
+
+    async def _send(self, parts: RequestParts, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` -- or, when start-up sent these very parts ahead
+        (:mod:`lait_core.engine.ahead`), take that connection's answer instead of asking again."""
+        if ahead.held():
+            from lait_core.engine.ahead_response import adopt
+
+            adopted = await adopt(parts, request)
+            if adopted is not None:
+                return adopted
+        return await self._http(parts.url).send(request, stream=True)
 
     async def _send_once(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> httpx.Response:
         """One HTTP attempt up to a 2xx response's headers (the body is not read yet).
@@ -360,8 +371,8 @@ class ChatClient:
         Raises :class:`_Retryable` for failures the retry policy may repeat.
         """
         try:
-            request = self._request(base_url, api_key, body)
-            response = await self._http(str(request.url)).send(request, stream=True)
+            parts, request = self._request(base_url, api_key, body)
+            response = await self._send(parts, request)
         except httpx.ConnectError as exc:
             raise _Retryable(
                 LlmConnectionError(base_url, f"connection failed: {_exc_text(exc)}"), None

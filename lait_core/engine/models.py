@@ -14,7 +14,6 @@ Error classes follow how the CLI classifies failures (by type, never by message 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,10 @@ DeltaSink = Callable[[DeltaKind, str], None]
 """Receives streamed text as it arrives: ``("content", text)`` or ``("reasoning", text)``."""
 
 U64_MAX = 2**64 - 1
+U32_MAX = 2**32 - 1
+"""The largest ``max_tokens`` lait accepts."""
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""The ``reasoning_effort`` values lait accepts and sends."""
 
 
 def system_message(content: str) -> Message:
@@ -202,6 +205,8 @@ def error_chain_text(exc: BaseException) -> str:
     """``exc``'s message, then the messages of its ``__cause__`` chain that the previous one does not
     already contain, joined with ``": "`` -- what ``lait: <error chain>`` prints. An ``OSError``
     reads as its strerror and file name; a cancellation adds nothing."""
+    import asyncio  # here, not at the top: the send-ahead path (lait_cli.quick) imports this module
+
     parts: list[str] = []
     seen: set[int] = set()
     current: BaseException | None = exc

@@ -24,12 +24,10 @@ from lait_core.documents.models import CommandSpec, Config, DefaultSettings, Mod
 from lait_core.engine.embedded.locate import BUILTIN_ALIAS, BUILTIN_MODEL_ID, builtin_gguf
 from lait_core.engine.models import ConfigurationError, Sampling
 from lait_core.engine.process import OutputLimitExceeded, ProcessError, ProcessTimeout, run_process
+from lait_core.engine.wire import DEFAULT_BASE_URL
 
-DEFAULT_BASE_URL = "http://localhost:1234/v1"
 EMBEDDED_ALIAS = BUILTIN_ALIAS
 """The built-in model name: SmolLM2-135M-Instruct run in-process (unless ``models:`` defines it)."""
-PLACEHOLDER_KEY = "lm-studio"
-"""Sent as the bearer token when no key resolves (LM Studio accepts anything)."""
 KEY_COMMAND_TIMEOUT = 30.0
 KEY_COMMAND_LIMIT = 64 * 1024
 TOP_LEVEL = "top-level configuration"

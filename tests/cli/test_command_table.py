@@ -12,7 +12,8 @@ import typer
 
 import lait_cli
 from lait_cli import commands
-from lait_cli.lazy import COMMANDS, TYPER_SETTINGS, LazyCommands, command_names, visible_names
+from lait_cli.command_table import COMMANDS, command_names
+from lait_cli.lazy import TYPER_SETTINGS, LazyCommands, visible_names
 
 
 def _defined() -> dict[str, tuple[str, str, bool]]:

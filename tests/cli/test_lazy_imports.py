@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_cli.lazy import COMMANDS
+from lait_cli.command_table import COMMANDS
 from tests.cli.conftest import EXAMPLES
 from tests.peers.openai_server import ScriptedOpenAIServer, text
 
@@ -147,3 +147,44 @@ def test_a_chat_imports_no_command_module_and_no_terminal_ui(
     assert modules & COMMAND_MODULES == set()
     assert {name.split(".")[0] for name in modules} & set(CHAT_NEVER) == set()
     assert [name for name in modules if name.startswith(CHAT_NEVER_LAIT)] == []
+
+
+def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict[str, str]) -> None:
+    """What runs before a chat's first request leaves (lait_cli.quick) is the standard library and
+    lait's plain modules: no typer/click, pydantic, asyncio, httpx or YAML reader (issue 17: the
+    request leaves within 250 ms of process start)."""
+    env = {k: v for k, v in lait_env.items() if not k.startswith(("OPENAI_", "LLM_"))}
+    snippet = (
+        "import json, sys\n"
+        "from lait_cli.quick import send_ahead_if_chat\n"
+        "sent = send_ahead_if_chat(json.loads(sys.argv[1]))\n"
+        "print(json.dumps({'sent': sent, 'modules': sorted(sys.modules)}))\n"
+    )
+    with ScriptedOpenAIServer() as server:
+        args = ["--no-config", "--base-url", server.url, "--model", "m", "hi"]
+        done = subprocess.run(
+            [sys.executable, "-c", snippet, json.dumps(args)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert result["sent"] is True
+        assert len(server.requests) == 1
+    roots = {name.split(".")[0] for name in result["modules"]}
+    assert not roots & {"typer", "click", "pydantic", "pydantic_core", "asyncio", "httpx", "httpcore", "h11"}
+    assert not roots & {"ruamel", "tree_sitter", "tree_sitter_yaml", "rich", "prompt_toolkit", *HEAVY}
+    assert "lait_core.documents.models" not in result["modules"]
+    assert not [m for m in result["modules"] if m.startswith("lait_cli.") and m not in QUICK_MODULES]
+
+
+QUICK_MODULES = {
+    "lait_cli.quick",
+    "lait_cli.command_table",
+    "lait_cli.environment",
+    "lait_cli.stdin_input",
+}

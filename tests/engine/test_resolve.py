@@ -12,13 +12,13 @@ import pytest
 from lait_core.documents.models import Config, DefaultSettings, ModelDefinition
 from lait_core.engine.models import ConfigurationError, Sampling
 from lait_core.engine.resolve import (
-    DEFAULT_BASE_URL,
     KeyResolver,
     KeySource,
     check_request_ranges,
     resolve_model,
     resolve_sampling,
 )
+from lait_core.engine.wire import DEFAULT_BASE_URL
 
 
 def cfg(**values: Any) -> Config:

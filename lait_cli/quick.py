@@ -1,0 +1,217 @@
+"""The send-ahead path: a single-shot chat's first request, sent before typer, pydantic, asyncio and
+httpx are imported (issue 17).
+
+:func:`send_ahead_if_chat` runs first in the ``lait`` console script. It reads argv with a small
+table of the chat options whose effect on the first request it can compute from argv and the
+environment alone, and sends that request to the model server ahead of everything else
+(:mod:`lait_core.engine.ahead`). Then the normal path runs in full -- typer parses argv, the config
+is loaded, the engine builds its request -- and the engine uses the held answer only when its own
+request is byte for byte the one sent ahead. So this module decides nothing about the run: a wrong
+guess here costs a discarded local request, never a different answer.
+
+It sends nothing (and the normal path does everything, as before) unless all of these hold:
+
+- argv is a chat: one prompt (or piped stdin), no subcommand, only the options in
+  :data:`VALUE_OPTIONS` and :data:`FLAGS`, every value one that typer accepts;
+- no config file is in effect (``--no-config``, or neither a project ``lait.config.yml`` nor the
+  global file exists): then no alias, tool, MCP server, skill, system prompt, sampling default or
+  response cache can change the request;
+- the model is not the embedded one, and the endpoint is plain ``http://`` on this machine
+  (:func:`lait_core.engine.ahead.send_ahead` checks that, and ``LAIT_SEND_AHEAD=0``).
+
+Standard library only (and lait's standard-library-only modules): this is what the 250 ms budget
+pays for.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lait_cli.command_table import COMMANDS, REFERENCE_COMMANDS
+
+EMBEDDED_ALIAS = "embedded"
+"""The built-in model (``lait_core.engine.embedded.locate.BUILTIN_ALIAS``; a test keeps them equal):
+answered in-process, never sent ahead."""
+
+
+VALUE_OPTIONS: dict[str, tuple[str, str | None]] = {
+    "--model": ("model", "LLM_MODEL"),
+    "--base-url": ("base_url", "OPENAI_BASE_URL"),
+    "--api-key": ("api_key", "OPENAI_API_KEY"),
+    "--system": ("system", None),
+    "--reasoning-effort": ("reasoning_effort", "LLM_REASONING_EFFORT"),
+    "--temperature": ("temperature", "LLM_TEMPERATURE"),
+    "--top-p": ("top_p", "LLM_TOP_P"),
+    "--max-tokens": ("max_tokens", "LLM_MAX_TOKENS"),
+}
+"""Option -> (field, environment variable typer reads when the option is absent)."""
+
+FLAGS: dict[str, str] = {
+    "--no-config": "no_config",
+    "--no-env": "no_env",
+    "--quiet": "quiet",
+    "--stream": "stream",
+    "--show-usage": "show_usage",
+    "--show-reasoning": "show_reasoning",
+    "--render": "render",
+    "--no-history": "no_history",
+    "--no-cache": "no_cache",
+    "--verbose": "verbose",
+}
+"""Flags that leave the request alone or that this module accounts for (``--stream``,
+``--show-usage``, ``--quiet``); ``-v``/``-vv`` count as ``--verbose``."""
+
+
+class NotQuick(Exception):
+    """argv or the environment is outside what this module handles: send nothing ahead."""
+
+
+@dataclass(slots=True)
+class QuickChat:
+    prompt: str | None = None
+    dashdash: bool = False
+    values: dict[str, str] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+
+
+def parse(argv: list[str]) -> QuickChat:
+    """argv as a chat, or :class:`NotQuick`."""
+    chat = QuickChat()
+    positionals: list[str] = []
+    rest = iter(argv)
+    for arg in rest:
+        if chat.dashdash or arg == "-" or not arg.startswith("-"):
+            positionals.append(arg)
+            continue
+        if arg == "--":
+            chat.dashdash = True
+            continue
+        name, eq, inline = arg.partition("=")
+        if name in VALUE_OPTIONS:
+            value = inline if eq else next(rest, None)
+            if value is None or (not eq and value.startswith("-") and value != "-"):
+                raise NotQuick(arg)
+            chat.values[VALUE_OPTIONS[name][0]] = value  # the last one wins, as in click
+        elif not eq and name in FLAGS:
+            chat.flags.add(FLAGS[name])
+        elif not eq and len(name) > 1 and set(name[1:]) == {"v"}:
+            chat.flags.add("verbose")
+        else:
+            raise NotQuick(arg)
+    if len(positionals) > 1:
+        raise NotQuick("more than one positional argument")
+    if positionals:
+        word = positionals[0]
+        if not chat.dashdash and (word in COMMANDS or word in REFERENCE_COMMANDS):
+            raise NotQuick("a subcommand")
+        chat.prompt = word
+    return chat
+
+
+def _value(chat: QuickChat, name: str) -> str | None:
+    """The option's value, else its environment variable's (an empty one counts as unset)."""
+    if name in chat.values:
+        return chat.values[name]
+    variable = next(env for field_name, env in VALUE_OPTIONS.values() if field_name == name)
+    return (os.environ.get(variable) or None) if variable else None
+
+
+def _number(text: str | None, low: float, high: float) -> float | None:
+    if text is None:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        raise NotQuick(text) from None
+    if not (math.isfinite(number) and low <= number <= high):
+        raise NotQuick(text)
+    return number
+
+
+def _count(text: str | None) -> int | None:
+    if text is None:
+        return None
+    from lait_core.engine.models import U32_MAX
+
+    try:
+        number = int(text)
+    except ValueError:
+        raise NotQuick(text) from None
+    if not 1 <= number <= U32_MAX:
+        raise NotQuick(text)
+    return number
+
+
+def _no_config_in_effect(chat: QuickChat) -> None:
+    if "no_config" in chat.flags:
+        return
+    from lait_core.documents.discovery import ConfigError, find_project_config, global_config_path
+
+    try:
+        if find_project_config(Path.cwd()) is not None or global_config_path().is_file():
+            raise NotQuick("a config file is in effect")
+    except (ConfigError, OSError):
+        raise NotQuick("config discovery failed") from None
+
+
+def first_request(chat: QuickChat) -> tuple[str, str | None, dict[str, object]]:
+    """(base URL, API key or None, body) of the chat's first request, or :class:`NotQuick`."""
+    _no_config_in_effect(chat)
+    model = _value(chat, "model")
+    if model is None or not model.strip() or model == EMBEDDED_ALIAS:
+        raise NotQuick("no model, or the embedded one")
+    from lait_core.engine.models import REASONING_EFFORTS
+
+    effort = _value(chat, "reasoning_effort")
+    if effort is not None and effort not in REASONING_EFFORTS:
+        raise NotQuick(effort)
+    from lait_cli.stdin_input import StdinError, prompt_text
+    from lait_core.engine.models import ChatRequest, Sampling, system_message, user_message
+    from lait_core.engine.wire import DEFAULT_BASE_URL
+
+    sampling = Sampling(
+        effort,
+        _number(_value(chat, "temperature"), 0.0, 2.0),
+        _number(_value(chat, "top_p"), 0.0, 1.0),
+        _count(_value(chat, "max_tokens")),
+    )
+    base_url = (_value(chat, "base_url") or DEFAULT_BASE_URL).rstrip("/")
+    if not base_url:
+        raise NotQuick("empty base URL")
+    try:
+        prompt = prompt_text(chat.prompt)  # read once: the chat command gets the same text
+    except StdinError:
+        raise NotQuick("standard input") from None
+    if prompt is None:
+        raise NotQuick("no prompt")
+    system = chat.values.get("system") or None
+    messages = [system_message(system)] if system else []
+    messages.append(user_message(prompt))
+    stream = "stream" in chat.flags
+    include_usage = "show_usage" in chat.flags and "quiet" not in chat.flags
+    request = ChatRequest(messages, sampling=sampling, stream=stream, include_usage=include_usage)
+    return base_url, _value(chat, "api_key"), request.body(model)
+
+
+def send_ahead_if_chat(argv: list[str]) -> bool:
+    """Send the first request of the chat ``argv`` describes ahead, when this module can tell what it
+    is; True when a request is now held for the engine. Never raises, never prints: whatever happens
+    here, the normal path runs next and reports every problem itself."""
+    try:
+        chat = parse(argv)  # a subcommand, --help, any option not in the table: nothing more to do
+        from lait_core.engine import ahead
+
+        if not ahead.enabled():
+            return False
+        from lait_cli.environment import load_env
+
+        load_env(argv)
+        base_url, api_key, body = first_request(chat)
+        from lait_core.engine.wire import request_parts
+
+        return ahead.send_ahead(request_parts(base_url, api_key, body))
+    except Exception:  # NotQuick, a bad .env, anything: the normal path decides and reports
+        return False

@@ -1,0 +1,238 @@
+"""The send-ahead path (lait_cli.quick, lait_core.engine.ahead): a chat's first request leaves at
+start-up, and the run is the same as without it.
+
+Each chat runs through the console script's entry (``python -m lait_cli``) against the scripted
+server, once as is and once with ``LAIT_SEND_AHEAD=0``. The server tells the two apart by the
+connection header: the request sent ahead asks ``Connection: close``, httpx asks ``keep-alive``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lait_cli.command_table import COMMANDS
+from lait_cli.quick import EMBEDDED_ALIAS, FLAGS, VALUE_OPTIONS, NotQuick, parse
+from tests.cli.conftest import Run
+from tests.peers.openai_server import Recorded, ScriptedOpenAIServer, error, text
+
+SAME_HEADERS = ("authorization", "content-type", "accept", "user-agent")
+
+
+def entry(args: list[str], cwd: Path, env: dict[str, str], stdin: bytes = b"") -> Run:
+    done = subprocess.run(
+        [sys.executable, "-m", "lait_cli", *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+    run = Run(tuple(args), done.returncode, done.stdout.decode(), done.stderr.decode())
+    assert "Traceback" not in run.stderr, run.stderr
+    return run
+
+
+@pytest.fixture
+def env(lait_env: dict[str, str]) -> dict[str, str]:
+    return {
+        k: v for k, v in lait_env.items() if not k.startswith(("OPENAI_", "LLM_", "HTTP_PROXY", "http_proxy"))
+    }
+
+
+def one_request(server: ScriptedOpenAIServer, before: int) -> Recorded:
+    requests = server.requests[before:]
+    assert len(requests) == 1, [r.body for r in requests]
+    return requests[0]
+
+
+CASES: list[tuple[str, list[str], dict[str, str], bytes, dict[str, Any]]] = [
+    ("plain", ["--model", "m", "hi"], {}, b"", text("ok")),
+    (
+        "sampling, system, -vv",
+        [
+            "-vv",
+            "--model",
+            "m",
+            "--system",
+            "be brief",
+            "--temperature",
+            "0.5",
+            "--top-p=1",
+            "--max-tokens",
+            "7",
+            "--reasoning-effort",
+            "low",
+            "hi",
+        ],
+        {},
+        b"",
+        text("ok"),
+    ),
+    (
+        "environment and piped stdin",
+        ["summarise"],
+        {
+            "LLM_MODEL": "m",
+            "LLM_TEMPERATURE": "1",
+            "OPENAI_API_KEY": "sk-ahead-canary",
+            "LLM_MAX_TOKENS": "9",
+        },
+        b"some text\n",
+        text("ok"),
+    ),
+    (
+        "stream with usage",
+        ["--model", "m", "--stream", "--show-usage", "hi"],
+        {},
+        b"",
+        text("streamed answer", usage={"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}),
+    ),
+    ("dash", ["--model", "m", "-"], {}, b"from stdin", text("ok")),
+    (
+        "after --, empty system, quiet",
+        ["--model", "m", "--system", "", "--quiet", "--", "lint"],
+        {},
+        b"",
+        text("ok"),
+    ),
+    ("an error answer", ["--model", "m", "hi"], {}, b"", error(400, "no such model")),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "extra", "stdin", "item"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("config", ["--no-config", "no config file"])
+def test_a_chat_sends_its_first_request_ahead_and_runs_as_without(
+    name: str,
+    args: list[str],
+    extra: dict[str, str],
+    stdin: bytes,
+    item: dict[str, Any],
+    config: str,
+    tmp_path: Path,
+    env: dict[str, str],
+    server: ScriptedOpenAIServer,
+) -> None:
+    if config == "no config file" and name not in ("plain", "environment and piped stdin"):
+        pytest.skip("the config search is the same for every argv: two cases are enough")
+    argv = (["--no-config"] if config == "--no-config" else []) + ["--base-url", server.url + "/", *args]
+    runs: dict[str, tuple[Run, Recorded]] = {}
+    for mode, switch in (("ahead", {}), ("normal", {"LAIT_SEND_AHEAD": "0"})):
+        before = len(server.requests)
+        server.push(item)
+        run = entry(argv, tmp_path, {**env, **extra, **switch}, stdin)
+        runs[mode] = (run, one_request(server, before))
+    (ahead_run, ahead), (normal_run, normal) = runs["ahead"], runs["normal"]
+    assert ahead.headers.get("connection") == "close"  # the request that was sent ahead...
+    assert normal.headers.get("connection") == "keep-alive"
+    assert ahead.body == normal.body  # ...is the request the engine builds
+    assert ahead.path == normal.path == "/v1/chat/completions"
+    assert {h: ahead.headers.get(h) for h in SAME_HEADERS} == {h: normal.headers.get(h) for h in SAME_HEADERS}
+    assert (ahead_run.returncode, ahead_run.stdout, ahead_run.stderr) == (
+        normal_run.returncode,
+        normal_run.stdout,
+        normal_run.stderr,
+    )
+    assert "sk-ahead-canary" not in ahead_run.stdout + ahead_run.stderr
+
+
+NOT_AHEAD: list[tuple[str, list[str]]] = [
+    ("--json", ["--no-config", "--model", "m", "--json", "hi"]),
+    ("--cache", ["--no-config", "--model", "m", "--cache", "hi"]),
+    ("--file", ["--no-config", "--model", "m", "--file", "notes.txt", "hi"]),
+    ("a config file", ["--model", "m", "hi"]),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), NOT_AHEAD, ids=[c[0] for c in NOT_AHEAD])
+def test_nothing_is_sent_ahead_outside_what_argv_and_the_environment_decide(
+    name: str, args: list[str], tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    (tmp_path / "notes.txt").write_text("notes", encoding="utf-8")
+    if name == "a config file":
+        (tmp_path / "lait.config.yml").write_text("default:\n  system: from the config\n", encoding="utf-8")
+    server.push(text("ok"))
+    run = entry(["--base-url", server.url, *args], tmp_path, env)
+    assert run.returncode == 0, run.stderr
+    assert one_request(server, 0).headers.get("connection") == "keep-alive"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--no-config", "--model", "m", "--temperature", "5", "hi"],
+        ["--no-config", "--model", "m", "--bogus", "hi"],
+        ["--no-config", "--model", "m", "two", "words"],
+    ],
+)
+def test_a_usage_error_sends_nothing(
+    args: list[str], tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    run = entry(["--base-url", server.url, *args], tmp_path, env)
+    assert run.returncode == 2, run.stderr
+    assert server.requests == []
+
+
+def test_a_subcommand_name_is_never_a_prompt_sent_ahead(
+    tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    run = entry(["--no-config", "--base-url", server.url, "--model", "m", "models"], tmp_path, env)
+    assert run.returncode == 2  # a chat option before a subcommand (spec 1.1)
+    assert server.requests == []
+
+
+# -- the option table ------------------------------------------------------------------------------
+def test_the_table_matches_the_chat_commands_options() -> None:
+    """Every option lait_cli.quick reads is the chat command's, with the same environment variable
+    and the same kind (value or flag): otherwise argv would be read differently there."""
+    import typer.main
+
+    from lait_cli.chat import chat_app
+    from lait_core.engine.embedded.locate import BUILTIN_ALIAS
+
+    command = typer.main.get_command(chat_app({}))
+    options = {opt: p for p in command.params for opt in p.opts}
+    for option, (_, variable) in VALUE_OPTIONS.items():
+        param = options[option]
+        assert not getattr(param, "is_flag", False) and not getattr(param, "count", False), option
+        assert param.envvar == variable, option
+    for option in [*FLAGS, "-v"]:
+        param = options[option]
+        assert getattr(param, "is_flag", False) or getattr(param, "count", False), option
+        assert param.envvar is None, option
+    assert EMBEDDED_ALIAS == BUILTIN_ALIAS
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["lint", "."],
+        ["run"],
+        ["--model", "m"],  # no prompt: argv alone is fine (piped stdin decides later)
+        ["--model"],
+        ["--model", "--stream", "hi"],
+        ["--stream=yes", "hi"],
+        ["--tool", "x", "hi"],
+        ["-p", "name", "hi"],
+        ["a", "b"],
+    ],
+)
+def test_parse_refuses_what_it_does_not_handle(argv: list[str]) -> None:
+    if argv == ["--model", "m"]:
+        assert parse(argv).prompt is None
+        return
+    with pytest.raises(NotQuick):
+        parse(argv)
+
+
+def test_parse_reads_values_flags_and_the_prompt() -> None:
+    chat = parse(["-vv", "--model=a", "--model", "b", "--stream", "--", "--not-an-option"])
+    assert chat.values == {"model": "b"}
+    assert chat.flags == {"verbose", "stream"}
+    assert chat.prompt == "--not-an-option"
+    assert parse(["--", "lint"]).prompt == "lint"
+    assert all(name not in FLAGS and name not in VALUE_OPTIONS for name in COMMANDS)
