@@ -17,12 +17,10 @@ from enum import Enum
 from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
-from lait_core.documents.discovery import (
-    CONFIG_NAME,
-    ConfigError,
-    find_project_config,
-    global_config_path,
-)
+from lait_core.documents.discovery import CONFIG_NAME as CONFIG_NAME  # re-exported: config's names
+from lait_core.documents.discovery import ConfigError as ConfigError
+from lait_core.documents.discovery import find_project_config as find_project_config
+from lait_core.documents.discovery import global_config_path as global_config_path
 from lait_core.documents.models import Config, DefaultSettings, ModelMap, ToolPolicy
 from lait_core.documents.validate import Codes, validate_mapping
 from lait_core.source.files import Loaded, read_source

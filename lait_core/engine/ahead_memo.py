@@ -108,7 +108,12 @@ def save(key: str, base_url: str, expand: bool, key_kind: str, body: dict[str, A
     if not messages or messages[-1].get("role") != "user":
         return
     messages[-1]["content"] = USER_CONTENT
-    template = {"base_url": base_url, "expand": expand, "key": key_kind, "body": {**body, "messages": messages}}
+    template = {
+        "base_url": base_url,
+        "expand": expand,
+        "key": key_kind,
+        "body": {**body, "messages": messages},
+    }
     folder = cache_dir()
     with contextlib.suppress(OSError):
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
