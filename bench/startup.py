@@ -17,7 +17,9 @@ that load on the machine hits each the same:
   the process is spawned to that moment is "first request leaves lait" (target: <= 250 ms). The
   request is sent ahead at start-up (lait_cli.quick); the same chat is also timed to its exit
   ("answered and exited": the server answers at once, so this is lait's own whole cost) and with
-  ``LAIT_SEND_AHEAD=0`` (the first request sent by the engine, after every import).
+  ``LAIT_SEND_AHEAD=0`` (the first request sent by the engine, after every import). "chat in
+  examples/" is the same chat reading the example project's config: sent ahead from the request
+  the warm-up rounds remembered (``XDG_CACHE_HOME=bench/.out/xdg-cache``).
 
 Bytecode: an installed lait has its modules compiled (pip writes the ``.pyc`` files), so by default
 the trials run with ``PYTHONPYCACHEPREFIX=bench/.out/pycache`` (and without
@@ -138,12 +140,18 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> Sample:
 
 
 def first_request(
-    server: FirstByteServer, python: list[str], env: dict[str, str], cwd: Path, *, whole: bool = False
+    server: FirstByteServer,
+    python: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    *,
+    whole: bool = False,
+    config: bool = False,
 ) -> Sample:
     """When the chat's first request arrives at ``server``, or (``whole``) when the process has
-    printed the answer and exited."""
+    printed the answer and exited; with ``config``, the chat reads the project's config in ``cwd``."""
     before = len(server.arrivals)
-    argv = [*python, "--no-config", "--base-url", server.url, "--model", "m", "hi"]
+    argv = [*python, *([] if config else ["--no-config"]), "--base-url", server.url, "--model", "m", "hi"]
     start, end, cpu = spawn(argv, env, cwd)
     if len(server.arrivals) != before + 1:
         raise SystemExit("chat failed: no request arrived")
@@ -153,6 +161,7 @@ def first_request(
 def _env(tree: Path, bytecode_cache: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LAIT_", "OPENAI_", "LLM_"))}
     env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["XDG_CACHE_HOME"] = str(OUT_FILE.parent / "xdg-cache")  # remembered requests (warm-up fills it)
     if bytecode_cache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(OUT_FILE.parent / "pycache")
@@ -192,6 +201,9 @@ def main() -> int:
             f"chat: answered and exited{mark}": partial(first_request, server, lait, env, cwd, whole=True),
             f"chat, LAIT_SEND_AHEAD=0: first request{mark}": partial(
                 first_request, server, lait, {**env, "LAIT_SEND_AHEAD": "0"}, cwd
+            ),
+            f"chat in examples/ (its config): first request{mark}": partial(
+                first_request, server, lait, env, cwd, config=True
             ),
         }
     load_before = os.getloadavg()

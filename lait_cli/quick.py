@@ -15,7 +15,9 @@ It sends nothing (and the normal path does everything, as before) unless all of 
   :data:`VALUE_OPTIONS` and :data:`FLAGS`, every value one that typer accepts;
 - no config file is in effect (``--no-config``, or neither a project ``lait.config.yml`` nor the
   global file exists): then no alias, tool, MCP server, skill, system prompt, sampling default or
-  response cache can change the request;
+  response cache can change the request; or config files are in effect and an earlier chat with
+  the same inputs left its first request as a template (:mod:`lait_core.engine.ahead_memo`,
+  written by :func:`remember`);
 - the model is not the embedded one, and the endpoint is plain ``http://`` on this machine
   (:func:`lait_core.engine.ahead.send_ahead` checks that, and ``LAIT_SEND_AHEAD=0``).
 
@@ -25,12 +27,18 @@ pays for.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lait_cli.command_table import COMMANDS, REFERENCE_COMMANDS
+
+if TYPE_CHECKING:
+    from lait_core.engine.models import Sampling
+    from lait_core.engine.settings import LlmSettings
 
 EMBEDDED_ALIAS = "embedded"
 """The built-in model (``lait_core.engine.embedded.locate.BUILTIN_ALIAS``; a test keeps them equal):
@@ -145,48 +153,68 @@ def _count(text: str | None) -> int | None:
     return number
 
 
-def _no_config_in_effect(chat: QuickChat) -> None:
+def _config_files(chat: QuickChat) -> list[Path]:
+    """The config files the normal path will read (none with ``--no-config``)."""
     if "no_config" in chat.flags:
-        return
+        return []
     from lait_core.documents.discovery import ConfigError, find_project_config, global_config_path
 
     try:
-        if find_project_config(Path.cwd()) is not None or global_config_path().is_file():
-            raise NotQuick("a config file is in effect")
+        found = [find_project_config(Path.cwd()), global_config_path()]
+        return [path for path in found if path is not None and path.is_file()]
     except (ConfigError, OSError):
         raise NotQuick("config discovery failed") from None
 
 
-def first_request(chat: QuickChat) -> tuple[str, str | None, dict[str, object]]:
-    """(base URL, API key or None, body) of the chat's first request, or :class:`NotQuick`."""
-    _no_config_in_effect(chat)
-    model = _value(chat, "model")
-    if model is None or not model.strip() or model == EMBEDDED_ALIAS:
-        raise NotQuick("no model, or the embedded one")
-    from lait_core.engine.models import REASONING_EFFORTS
+def _sampling(chat: QuickChat) -> Sampling:
+    """The sampling options, each checked as typer checks it (a bad one sends nothing)."""
+    from lait_core.engine.models import REASONING_EFFORTS, Sampling
 
     effort = _value(chat, "reasoning_effort")
     if effort is not None and effort not in REASONING_EFFORTS:
         raise NotQuick(effort)
-    from lait_cli.stdin_input import StdinError, prompt_text
-    from lait_core.engine.models import ChatRequest, Sampling, system_message, user_message
-    from lait_core.engine.wire import DEFAULT_BASE_URL
-
-    sampling = Sampling(
+    return Sampling(
         effort,
         _number(_value(chat, "temperature"), 0.0, 2.0),
         _number(_value(chat, "top_p"), 0.0, 1.0),
         _count(_value(chat, "max_tokens")),
     )
-    base_url = (_value(chat, "base_url") or DEFAULT_BASE_URL).rstrip("/")
-    if not base_url:
-        raise NotQuick("empty base URL")
+
+
+def _prompt(chat: QuickChat) -> str:
+    from lait_cli.stdin_input import StdinError, prompt_text
+
     try:
         prompt = prompt_text(chat.prompt)  # read once: the chat command gets the same text
     except StdinError:
         raise NotQuick("standard input") from None
     if prompt is None:
         raise NotQuick("no prompt")
+    return prompt
+
+
+Request = tuple[str, str | None, dict[str, Any]]
+"""(base URL, API key or None, body) of a chat's first request."""
+
+
+def first_request(chat: QuickChat) -> Request:
+    """The chat's first request, or :class:`NotQuick`."""
+    files = _config_files(chat)
+    model = _value(chat, "model")
+    if model is not None and (not model.strip() or model == EMBEDDED_ALIAS):
+        raise NotQuick("an empty model name, or the embedded model")
+    sampling = _sampling(chat)
+    if files:
+        return _remembered_request(chat, files)
+    if model is None:
+        raise NotQuick("no model")
+    from lait_core.engine.models import ChatRequest, system_message, user_message
+    from lait_core.engine.wire import DEFAULT_BASE_URL
+
+    base_url = (_value(chat, "base_url") or DEFAULT_BASE_URL).rstrip("/")
+    if not base_url:
+        raise NotQuick("empty base URL")
+    prompt = _prompt(chat)
     system = chat.values.get("system") or None
     messages = [system_message(system)] if system else []
     messages.append(user_message(prompt))
@@ -194,6 +222,83 @@ def first_request(chat: QuickChat) -> tuple[str, str | None, dict[str, object]]:
     include_usage = "show_usage" in chat.flags and "quiet" not in chat.flags
     request = ChatRequest(messages, sampling=sampling, stream=stream, include_usage=include_usage)
     return base_url, _value(chat, "api_key"), request.body(model)
+
+
+# -- with a config file: remembered requests (lait_core.engine.ahead_memo) ------------------------
+REQUEST_FLAGS = frozenset({"stream", "show_usage", "quiet"})
+"""The flags that change the request (``--show-usage`` and ``--quiet`` through ``stream_options``)."""
+
+_pending: str | None = None
+"""The template name this chat's inputs give, when a config file is in effect: what
+:func:`remember` stores the chat's first request under."""
+
+
+def memo_inputs(chat: QuickChat, files: list[Path]) -> dict[str, Any]:
+    """Everything besides the config files' contents that decides a chat's first request -- except
+    the key's value and the prompt, which are filled in when the template is used."""
+    from lait_core.engine.ahead_memo import file_identity
+
+    variables = sorted(env for _, env in VALUE_OPTIONS.values() if env and env != "OPENAI_API_KEY")
+    return {
+        "values": {name: value for name, value in sorted(chat.values.items()) if name != "api_key"},
+        "flags": sorted(chat.flags & REQUEST_FLAGS),
+        "environment": {name: os.environ.get(name) or None for name in variables},
+        "key_given": _value(chat, "api_key") is not None,
+        "files": [file_identity(path) for path in files],
+        "dotenv": None if "no_env" in chat.flags else file_identity(Path(".env")),
+    }
+
+
+def _remembered_request(chat: QuickChat, files: list[Path]) -> Request:
+    global _pending
+    from lait_core.engine import ahead_memo
+
+    _pending = ahead_memo.memo_key(memo_inputs(chat, files))
+    template = ahead_memo.load(_pending)
+    if template is None:
+        raise NotQuick("no remembered request for these inputs")
+    base_url = str(template["base_url"])
+    if template["expand"]:
+        from lait_core.documents.envvars import EnvVarError, expand
+
+        try:
+            base_url = expand(base_url)
+        except EnvVarError:
+            raise NotQuick("an unset variable in the base URL") from None
+    base_url = base_url.rstrip("/")
+    if not base_url:
+        raise NotQuick("empty base URL")
+    api_key = _value(chat, "api_key") if template["key"] == "override" else None
+    return base_url, api_key, ahead_memo.filled(template, _prompt(chat))
+
+
+def remember(settings: LlmSettings, response_cache: bool) -> None:
+    """After a successful chat in a project with a config file: store its first request as the
+    template for the next chat with the same inputs, unless something besides those inputs could
+    change it (tools, MCP servers, subagents or skills; the response cache; fallback endpoints; a key
+    from the config) or it was already answered from a request sent ahead. Never raises."""
+    try:
+        from lait_core.engine import ahead, ahead_memo
+
+        sent = ahead.first_sent()
+        if _pending is None or sent is None or sent[1]:
+            return
+        parts = sent[0]
+        model = settings.model
+        if settings.uses_tools or settings.skills or response_cache or len(model.endpoints) != 1:
+            return
+        endpoint = model.endpoints[0]
+        if endpoint.embedded or endpoint.key.kind not in ("override", "absent"):
+            return
+        if ahead.loopback_target(parts.url) is None or parts.url != f"{endpoint.base_url()}/chat/completions":
+            return
+        body = json.loads(parts.content)
+        if isinstance(body, dict):
+            ahead_memo.save(
+                _pending, endpoint.raw_base_url, endpoint.expand_base_url, endpoint.key.kind, body
+            )
+    except Exception:  # only ever an optimisation for the next chat
+        return
 
 
 def send_ahead_if_chat(argv: list[str]) -> bool:

@@ -47,6 +47,10 @@ class Held:
 
 
 _held: Held | None = None
+_first: RequestParts | None = None
+"""The URL and body of the first request the HTTP client made in this process (sent ahead or not);
+its headers are not kept."""
+_adopted = False
 
 
 def enabled(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
@@ -125,6 +129,19 @@ def take() -> Held | None:
     global _held
     found, _held = _held, None
     return found
+
+
+def note_sent(parts: RequestParts, *, adopted: bool = False) -> None:
+    """The HTTP client made a request (``adopted``: answered from the held connection); the first one
+    is kept for :func:`first_sent`."""
+    global _first, _adopted
+    if _first is None:
+        _first, _adopted = RequestParts(parts.url, {}, parts.content), adopted  # no key kept
+
+
+def first_sent() -> tuple[RequestParts, bool] | None:
+    """The process's first request and whether it was answered from the connection sent ahead."""
+    return None if _first is None else (_first, _adopted)
 
 
 def discard() -> None:

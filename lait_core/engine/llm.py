@@ -362,7 +362,9 @@ class ChatClient:
 
             adopted = await adopt(parts, request)
             if adopted is not None:
+                ahead.note_sent(parts, adopted=True)
                 return adopted
+        ahead.note_sent(parts)
         return await self._http(parts.url).send(request, stream=True)
 
     async def _send_once(self, base_url: str, api_key: str | None, body: dict[str, Any]) -> httpx.Response:

@@ -236,3 +236,85 @@ def test_parse_reads_values_flags_and_the_prompt() -> None:
     assert chat.prompt == "--not-an-option"
     assert parse(["--", "lint"]).prompt == "lint"
     assert all(name not in FLAGS and name not in VALUE_OPTIONS for name in COMMANDS)
+
+
+# -- with a config file: remembered requests --------------------------------------------------------
+CONFIG = """base_url: ${{MODEL_SERVER_URL}}
+default:
+  model: m
+  system: {system}
+  temperature: 0.3
+"""
+
+
+def test_with_a_config_the_next_chat_is_sent_ahead_from_the_last(
+    tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    """The first chat is sent by the engine and leaves its request as a template (no prompt and no
+    key in it); the next chat with the same inputs is sent ahead from it, to the URL the config's
+    variable names now; a changed config is not sent ahead until a chat has run with it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    config = project / "lait.config.yml"
+    config.write_text(CONFIG.format(system="from the config"), encoding="utf-8")
+    cache = tmp_path / "_cache"
+    env = {
+        **env,
+        "XDG_CACHE_HOME": str(cache),
+        "MODEL_SERVER_URL": server.url,
+        "OPENAI_API_KEY": "sk-memo-canary",
+    }
+
+    def chat(prompt: str, target: ScriptedOpenAIServer, **extra: str) -> Recorded:
+        before = len(target.requests)
+        target.push(text(f"answer to {prompt}"))
+        run = entry([prompt], project, {**env, **extra})
+        assert (run.returncode, run.stdout) == (0, f"answer to {prompt}\n"), run.stderr
+        return one_request(target, before)
+
+    first = chat("first question", server)
+    assert first.headers["connection"] == "keep-alive"
+    templates = list((cache / "lait" / "ahead").glob("*.json"))
+    assert len(templates) == 1
+    stored = templates[0].read_text(encoding="utf-8")
+    assert "first question" not in stored and "sk-memo-canary" not in stored
+    assert oct(templates[0].stat().st_mode & 0o777) == "0o600"
+
+    second = chat("second question", server)
+    assert second.headers["connection"] == "close"
+    assert second.headers["authorization"] == "Bearer sk-memo-canary"
+    assert second.body["messages"][:-1] == first.body["messages"][:-1]
+    assert second.body["messages"][-1] == {"role": "user", "content": "second question"}
+    assert {k: v for k, v in second.body.items() if k != "messages"} == {
+        k: v for k, v in first.body.items() if k != "messages"
+    }
+
+    with ScriptedOpenAIServer() as other:  # the config's ${MODEL_SERVER_URL} now names another server
+        moved = chat("third question", other, MODEL_SERVER_URL=other.url)
+        assert moved.headers["connection"] == "close"
+
+    config.write_text(CONFIG.format(system="a new system prompt"), encoding="utf-8")
+    changed = chat("fourth question", server)
+    assert changed.headers["connection"] == "keep-alive"
+    assert changed.body["messages"][0] == {"role": "system", "content": "a new system prompt"}
+    again = chat("fifth question", server)
+    assert again.headers["connection"] == "close"
+    assert again.body["messages"][0] == {"role": "system", "content": "a new system prompt"}
+
+
+def test_a_chat_with_tools_is_never_remembered(
+    tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    (tmp_path / "lait.config.yml").write_text(
+        f"base_url: {server.url}\n"
+        "default:\n  model: m\n  tools: [echo]\n"
+        "tools:\n  echo:\n    description: Echo.\n    command: [echo, hi]\n",
+        encoding="utf-8",
+    )
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "_cache")}
+    for number in range(2):
+        server.push(text("ok"))
+        run = entry(["hi"], tmp_path, env)
+        assert run.returncode == 0, run.stderr
+        assert one_request(server, number).headers["connection"] == "keep-alive"
+    assert not (tmp_path / "_cache" / "lait" / "ahead").exists()
