@@ -26,7 +26,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +103,8 @@ def save(key: str, base_url: str, expand: bool, key_kind: str, body: dict[str, A
     URL as the config wrote it, and where the key comes from (``absent`` or ``override``). Written to
     a temporary file and renamed, so a reader never sees half a template; problems are ignored (a
     template is only ever an optimisation)."""
+    import tempfile  # here: the send-ahead path only reads templates
+
     messages = [dict(m) for m in body.get("messages", [])]
     if not messages or messages[-1].get("role") != "user":
         return
