@@ -23,6 +23,7 @@ import contextlib
 import ipaddress
 import os
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -53,7 +54,7 @@ its headers are not kept."""
 _adopted = False
 
 
-def enabled(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
+def enabled(environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
     return env.get(SWITCH, "").strip() not in ("0", "false", "no", "off")
 

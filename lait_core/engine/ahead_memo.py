@@ -26,6 +26,7 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ USER_CONTENT = None
 """The user message's content in a stored body: filled in with the prompt when used."""
 
 
-def cache_dir(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CACHE_HOME/lait/ahead`` (``~/.cache/lait/ahead`` by default); not created here."""
     env = os.environ if environ is None else environ
     base = env.get("XDG_CACHE_HOME", "")
