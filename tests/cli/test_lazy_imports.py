@@ -149,37 +149,61 @@ def test_a_chat_imports_no_command_module_and_no_terminal_ui(
     assert [name for name in modules if name.startswith(CHAT_NEVER_LAIT)] == []
 
 
-def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict[str, str]) -> None:
+SEND_AHEAD = (
+    "import json, sys\n"
+    "from lait_cli.quick import send_ahead_if_chat\n"
+    "sent = send_ahead_if_chat(json.loads(sys.argv[1]))\n"
+    "print(json.dumps({'sent': sent, 'modules': sorted(sys.modules)}))\n"
+)
+
+
+def _send_ahead_modules(args: list[str], cwd: Path, env: dict[str, str]) -> set[str]:
+    """The modules imported by the send-ahead path for ``args`` (which it must send ahead)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SEND_AHEAD, json.dumps(args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["sent"] is True
+    return set(result["modules"])
+
+
+@pytest.mark.parametrize("config", [False, True], ids=["--no-config", "a remembered request"])
+def test_the_send_ahead_path_imports_no_framework(
+    config: bool, tmp_path: Path, lait_env: dict[str, str]
+) -> None:
     """What runs before a chat's first request leaves (lait_cli.quick) is the standard library and
     lait's plain modules: no typer/click, pydantic, asyncio, httpx or YAML reader (issue 17: the
-    request leaves within 250 ms of process start)."""
+    request leaves within 250 ms of process start) -- also with a config file in effect, where the
+    request comes from the template an earlier chat left (lait_core.engine.ahead_memo)."""
     env = {k: v for k, v in lait_env.items() if not k.startswith(("OPENAI_", "LLM_"))}
-    snippet = (
-        "import json, sys\n"
-        "from lait_cli.quick import send_ahead_if_chat\n"
-        "sent = send_ahead_if_chat(json.loads(sys.argv[1]))\n"
-        "print(json.dumps({'sent': sent, 'modules': sorted(sys.modules)}))\n"
-    )
+    env["XDG_CACHE_HOME"] = str(tmp_path / "_cache")
     with ScriptedOpenAIServer() as server:
-        args = ["--no-config", "--base-url", server.url, "--model", "m", "hi"]
-        done = subprocess.run(
-            [sys.executable, "-c", snippet, json.dumps(args)],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-        )
-        assert done.returncode == 0, done.stderr
-        result = json.loads(done.stdout)
-        assert result["sent"] is True
-        assert len(server.requests) == 1
-    roots = {name.split(".")[0] for name in result["modules"]}
+        if config:
+            (tmp_path / "lait.config.yml").write_text(f"base_url: {server.url}\ndefault:\n  model: m\n")
+            server.push(text("ok"))
+            first = subprocess.run(
+                [sys.executable, "-m", "lait_cli", "hi"],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                timeout=60,
+            )
+            assert first.returncode == 0, first.stderr
+        args = ["hi"] if config else ["--no-config", "--base-url", server.url, "--model", "m", "hi"]
+        modules = _send_ahead_modules(args, tmp_path, env)
+        assert len(server.requests) == 2 if config else 1
+    roots = {name.split(".")[0] for name in modules}
     assert not roots & {"typer", "click", "pydantic", "pydantic_core", "asyncio", "httpx", "httpcore", "h11"}
     assert not roots & {"ruamel", "tree_sitter", "tree_sitter_yaml", "rich", "prompt_toolkit", *HEAVY}
-    assert "lait_core.documents.models" not in result["modules"]
-    assert not [m for m in result["modules"] if m.startswith("lait_cli.") and m not in QUICK_MODULES]
+    assert not {"lait_core.documents.models", "lait_core.documents.config"} & modules
+    assert not [m for m in modules if m.startswith("lait_cli.") and m not in QUICK_MODULES]
 
 
 QUICK_MODULES = {
