@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import queue
 import threading
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lait_core.cancel import Cancelled, CancelToken, cancellable
+from lait_core.cancel import Cancelled, CancelToken, Gate, cancellable
 from lait_core.diagnostics import Diagnostic
 from lait_core.gcpause import GcHold
 from lait_core.lint.discovery import FileKind
@@ -48,6 +49,7 @@ class _Job:
     hold: GcHold | None = None
     """Taken by the thread before the work; released by the awaiting side (see the module doc)."""
     token: CancelToken = field(default_factory=CancelToken)
+    """Given the worker's gate by :meth:`LintWorker._submit`."""
     future: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
 
 
@@ -58,6 +60,8 @@ class LintWorker:
         self._lock = threading.Lock()
         self._invalid: list[Path | None] = []
         self._thread: threading.Thread | None = None
+        self.gate = Gate()
+        """Closed by the request loop while it computes an answer (:meth:`answering`)."""
         self.started = 0
         """Jobs begun (for tests and logs)."""
         self.cancelled = 0
@@ -84,8 +88,15 @@ class LintWorker:
         result: T | None = await self._submit(_Job(work, what))
         return result
 
+    def answering(self) -> contextlib.AbstractContextManager[None]:
+        """Around the request loop's own computation of an answer (no awaits inside): the thread's
+        job waits at its next checkpoint meanwhile, so the answer is not slowed by sharing the GIL
+        with it. Never around an await of the thread's work."""
+        return self.gate.closed()
+
     async def _submit(self, job: _Job) -> Any:
         loop = asyncio.get_running_loop()
+        job.token.gate = self.gate
         self._ensure_thread()
         self._jobs.put(job)
         try:

@@ -221,7 +221,9 @@ def main() -> None:
     lsp_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    server.start_io(sys.stdin.buffer, lsp_out)
+    from lait_ls.transport import serve_stdio
+
+    serve_stdio(server, sys.stdin.buffer, lsp_out)
 
 
 if __name__ == "__main__":

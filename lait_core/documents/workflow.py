@@ -637,7 +637,7 @@ def is_workflow_path(ref: str) -> bool:
 
 def agent_file_references(text: str, path: Path) -> set[str]:
     """Absolute paths of the agent files a workflow text uses by path (`agent: ./x.md`)."""
-    doc = parse_workflow(text, str(path))
+    doc = recent_parse(text, str(path))
     out: set[str] = set()
     for step in doc.all_steps():
         ref = step.get("agent")
@@ -702,6 +702,23 @@ def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
         if len(_RECENT) > _RECENT_SIZE:
             _RECENT.popitem(last=False)
     return doc
+
+
+def kept_parse(text: str) -> WorkflowDocument | None:
+    """A kept parse of ``text`` made for any file (usually the same file under the linter's display
+    name), for readers of its values and positions only: its messages and ``path`` may name another
+    file, so nothing that reports them may use it. With it, the language server's lint,
+    agent-reference scan, navigation index, semantic tokens and completion share one parse per edit."""
+    with _RECENT_LOCK:
+        for (_path, kept_text), doc in reversed(_RECENT.items()):
+            if kept_text is text or kept_text == text:
+                return doc
+    return None
+
+
+def recent_parse(text: str, path: str = "") -> WorkflowDocument:
+    """:func:`kept_parse`, else :func:`parse_workflow` ``(text, path)`` (same restriction of use)."""
+    return kept_parse(text) or parse_workflow(text, path)
 
 
 def _parse_workflow(text: str, path: str) -> WorkflowDocument:

@@ -177,6 +177,12 @@ def prepare(text: str, kind: FileKind) -> PreparedDocument:
         parsed = parse_yaml(yaml_text)
         tree = parsed.root if parsed.ok else None
         return PreparedDocument(text, kind, index, yaml_text, tree, body_start, 1, last)
+    if kind is FileKind.WORKFLOW:
+        from lait_core.documents.workflow import kept_parse
+
+        kept = kept_parse(text)  # the lint's parse of this text, when there is one
+        if kept is not None and kept.root is not None:
+            return PreparedDocument(text, kind, index, text, kept.root)
     parsed = parse_yaml(text)
     return PreparedDocument(text, kind, index, text, parsed.root if parsed.ok else None)
 

@@ -25,7 +25,7 @@ from typing import Any
 from lait_core.cancel import checkpoint
 from lait_core.documents.agent import AgentDocument, parse_agent
 from lait_core.documents.config import ConfigDocument, parse_config
-from lait_core.documents.workflow import WorkflowDocument, parse_workflow
+from lait_core.documents.workflow import WorkflowDocument, recent_parse
 from lait_core.language.nodes import name_range
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import Position, Range
@@ -175,7 +175,7 @@ def build_index(path: str, text: str, kind: FileKind, config: str, *, names: boo
     """Parse ``text`` as a lait file of ``kind`` and list its names. Never raises for bad input."""
     path = normpath(path) if path else path
     if kind is FileKind.WORKFLOW:
-        wf = parse_workflow(text, path)
+        wf = recent_parse(text, path)  # positions and values only (its messages are not used here)
         index = FileIndex(path, kind, text, wf.source, config, wf.root, workflow=wf)
         if names:
             _Builder(index).workflow(wf)

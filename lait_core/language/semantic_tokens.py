@@ -605,9 +605,9 @@ def document_tokens(kind: FileKind, text: str, path: str = "") -> list[Token]:
         return []
     placer = _Placer(text)
     if kind is FileKind.WORKFLOW:
-        from lait_core.documents.workflow import parse_workflow
+        from lait_core.documents.workflow import recent_parse
 
-        wf = parse_workflow(text, path)
+        wf = recent_parse(text, path)
         for expr in wf.jq:
             placer.scalar(expr.node, jq_pieces(expr.text))
         for expr in wf.templates:

@@ -23,19 +23,24 @@ def register(server: LaitServer) -> None:
     async def hover(ls: LaitServer, params: lsp.HoverParams) -> lsp.Hover | None:
         try:
             await inflight.ready(ls, "index", params.text_document.uri)  # the warm-up's, if building
-            found = at(ls, params.text_document.uri, params.position)
-            if found is None:
-                return None
-            doc, pos = found
-            project = project_of(ls)
-            result = hover_at(project, doc, pos)
-            if result is None:
-                return None
-            index = project.index(doc).source.index
-            return lsp.Hover(
-                contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=result.markdown),
-                range=to_lsp_range(index, result.range),
-            )
+            with ls.lint_worker.answering():
+                return _hover(ls, params)
         except Exception:
             log.exception("hover failed for %s", params.text_document.uri)
             return None
+
+
+def _hover(ls: LaitServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    found = at(ls, params.text_document.uri, params.position)
+    if found is None:
+        return None
+    doc, pos = found
+    project = project_of(ls)
+    result = hover_at(project, doc, pos)
+    if result is None:
+        return None
+    index = project.index(doc).source.index
+    return lsp.Hover(
+        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=result.markdown),
+        range=to_lsp_range(index, result.range),
+    )
