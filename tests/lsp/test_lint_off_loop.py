@@ -1,6 +1,6 @@
 """lait-ls never blocks on one document's lint: the lint runs on a worker thread, so hover and
-completion on another document and the shutdown are answered while a huge workflow is being
-linted, and the next edit cancels the stale lint (it stops part-way; its result is never published).
+completion on another document (also right after an edit of it, from its new text) and the shutdown
+are answered while a huge workflow is being linted, and the next edit cancels the stale lint (it stops part-way; its result is never published).
 
 A real LSP client (pytest-lsp) against lait-ls in a subprocess. The huge workflow takes seconds to
 lint; the assertions are about order (what was answered before what), never about durations.
@@ -147,6 +147,28 @@ async def test_hover_completion_and_shutdown_do_not_wait_for_a_huge_lint(tmp_pat
         assert completion is not None
         items = completion.items if isinstance(completion, lsp.CompletionList) else completion
         assert "output" in [i.label for i in items]
+        # an edit of the small document (which also starts the huge one's lint again): a hover on
+        # the new line is answered from the new text, while the lint thread is still busy with the
+        # huge lint (the small document's warm-up waits behind it)
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=small_uri, version=2),
+                content_changes=[
+                    lsp.TextDocumentContentChangeWholeDocument(
+                        text=SMALL + "  - id: second\n    jq: '$steps.first | length'\n"
+                    )
+                ],
+            )
+        )
+        edited_hover = await client.text_document_hover_async(
+            lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=small_uri),
+                position=lsp.Position(line=6, character=6),
+            )
+        )
+        assert big_uri not in client.diagnostics
+        assert edited_hover is not None and "jq" in str(edited_hover.contents)
+        assert edited_hover.range is not None and edited_hover.range.start.line == 6
         await asyncio.wait_for(client.shutdown_session(), 60)
         assert client._server is not None and client._server.returncode == 0
         assert big_uri not in client.diagnostics  # the shutdown did not wait for it either

@@ -44,3 +44,38 @@ def test_a_files_relative_and_absolute_paths_are_two_parses(
     assert absolute.path == str(tmp_path / "child.yml")
     assert relative.path == "child.yml" and relative.source.path == "child.yml"
     assert parse_workflow(text, "child.yml") is relative  # the same file and text still share one parse
+
+
+def test_readers_of_positions_share_the_linters_parse_of_the_same_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The language server lints an open workflow under its display path (relative) and reads the
+    same text for agent references, the navigation index, semantic tokens and completion: those
+    use the lint's parse (no second parse per edit), and still name and resolve the file correctly."""
+    from lait_core.documents.workflow import agent_file_references, kept_parse, parse_workflow
+    from lait_core.language.completion import prepare
+    from lait_core.language.index import Namespace, build_index
+    from lait_core.language.semantic_tokens import document_tokens
+    from lait_core.lint.discovery import FileKind
+
+    monkeypatch.chdir(tmp_path)
+    text = (
+        "steps:\n  - id: ask\n    agent: ./agents/helper.md\n  - jq: '$steps.ask | length'\n"
+        "# shared-parse test text\n"
+    )
+    absolute = tmp_path / "flows" / "main.yml"
+    assert kept_parse(text) is None
+    linted = parse_workflow(text, "flows/main.yml")  # as the linter names it
+    assert kept_parse(text) is linted
+    # agent paths resolve against the path given, not the parse's
+    assert agent_file_references(text, absolute) == {str(tmp_path / "flows" / "agents" / "helper.md")}
+    index = build_index(str(absolute), text, FileKind.WORKFLOW, "")
+    assert index.workflow is linted and index.path == str(absolute)
+    (step,) = [o for o in index.occurrences if o.key.namespace is Namespace.STEP and o.definition]
+    assert step.key.scope == str(absolute) and (step.range.start.line, step.range.start.character) == (1, 8)
+    assert len(document_tokens(FileKind.WORKFLOW, text, str(absolute))) > 0
+    assert prepare(text, FileKind.WORKFLOW).tree is linted.root
+    assert kept_parse(text) is linted  # none of them parsed the text again
+    # a text nobody parsed yet: completion parses only the YAML (not the whole workflow)
+    other = text + "# not kept\n"
+    assert prepare(other, FileKind.WORKFLOW).tree is not None and kept_parse(other) is None
