@@ -7,7 +7,7 @@ interpreter's switch interval, so a hover sent right after an edit took 20-30 ms
 (measured at 1,000 lines; bench/lsp_latency.py "after an edit"). Here a pipe or socket on stdin is
 read by the loop (``connect_read_pipe``): one wake-up per message, whatever the other threads do.
 Anything else on stdin (a regular file, a terminal, whose file description the shell shares and
-which must stay blocking) keeps pygls's reader.
+which must stay blocking, a socket that is stdout too) keeps pygls's reader.
 
 The interpreter's switch interval is also shortened for the server (:data:`SWITCH_INTERVAL`): when
 the loop thread wants the GIL while the lint thread computes, it gets it within that time instead of
@@ -37,13 +37,17 @@ READ_LIMIT = 1 << 26
 """The longest header line the reader accepts (bodies are read by length, whatever their size)."""
 
 
-def reads_on_the_loop(stdin: BinaryIO) -> bool:
-    """Whether ``stdin`` is a pipe or a socket (which the event loop can read without blocking)."""
+def reads_on_the_loop(stdin: BinaryIO, stdout: BinaryIO) -> bool:
+    """Whether ``stdin`` is a pipe or a socket (which the event loop can read without blocking) that
+    is not also ``stdout`` (one socket for both ways: making it non-blocking for reading would make
+    the writes non-blocking too)."""
     try:
-        mode = os.fstat(stdin.fileno()).st_mode
+        given, out = os.fstat(stdin.fileno()), os.fstat(stdout.fileno())
     except (OSError, ValueError, AttributeError):
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    if (given.st_dev, given.st_ino) == (out.st_dev, out.st_ino):
+        return False
+    return stat.S_ISFIFO(given.st_mode) or stat.S_ISSOCK(given.st_mode)
 
 
 class _Reader:
@@ -95,7 +99,7 @@ async def _serve(server: LanguageServer, stdin: BinaryIO, stop: threading.Event)
 def serve_stdio(server: LanguageServer, stdin: BinaryIO, stdout: BinaryIO) -> None:
     """Like ``server.start_io(stdin, stdout)``, reading a pipe or socket on the event loop."""
     sys.setswitchinterval(SWITCH_INTERVAL)
-    if not reads_on_the_loop(stdin):
+    if not reads_on_the_loop(stdin, stdout):
         server.start_io(stdin, stdout)
         return
     from pygls.io_ import StdoutWriter

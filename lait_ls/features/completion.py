@@ -181,7 +181,8 @@ def register(server: LaitServer) -> None:
     async def completion(ls: LaitServer, params: lsp.CompletionParams) -> lsp.CompletionList:
         try:
             await inflight.ready(ls, "completion", params.text_document.uri)  # the warm-up's, if preparing
-            return compute(ls, params, cache_of(ls))
+            with ls.lint_worker.answering():  # the lint thread waits meanwhile (see lait_ls.lint_worker)
+                return compute(ls, params, cache_of(ls))
         except Exception:  # completion must never fail the request
             log.exception("completion at %s failed", params.text_document.uri)
             return _EMPTY

@@ -94,3 +94,24 @@ def test_input_that_ends_inside_a_message_ends_the_server_without_a_traceback(tm
     replies = [m for m in read_messages(proc.stdout) if "id" in m and "method" not in m]
     assert [r["id"] for r in replies] == [1]
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+
+
+def test_one_socket_for_stdin_and_stdout_is_served(tmp_path: Path) -> None:
+    """(Read with pygls's reader: the loop would make the socket non-blocking for the writes too.)"""
+    import socket
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        proc = subprocess.Popen(
+            SERVER, stdin=theirs, stdout=theirs, stderr=subprocess.PIPE, env=env(tmp_path), cwd=tmp_path
+        )
+        theirs.close()
+        ours.sendall(b"".join(frame(m) for m in session(tmp_path)))
+        ours.shutdown(socket.SHUT_WR)
+        received = b""
+        ours.settimeout(60)
+        while chunk := ours.recv(65536):
+            received += chunk
+        _out, stderr = proc.communicate(timeout=60)
+    check_answers(received)
+    assert proc.returncode == 0 and b"Traceback" not in stderr, stderr.decode()
