@@ -57,6 +57,16 @@ def serve(
             "--token-env", metavar="VAR", help="HTTP: require 'Authorization: Bearer $VAR' on every request."
         ),
     ] = None,
+    drain_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--drain-timeout",
+            metavar="SECONDS",
+            min=0,
+            help="stdio: when stdin ends, answer the requests already read, waiting at most SECONDS "
+            "(default 30) for their runs; runs still going are then cancelled with a JSON-RPC error.",
+        ),
+    ] = None,
     list_: Annotated[
         bool, typer.Option("--list", help="Print the tools and their input schemas; serve nothing.")
     ] = False,
@@ -74,6 +84,8 @@ def serve(
         raise fail("lait serve needs --mcp (the only mode)", 2)
     if (allowed_host or token_env) and http is None and not list_:
         raise fail("--allowed-host and --token-env apply to --http only", 2)
+    if drain_timeout is not None and http is not None:
+        raise fail("--drain-timeout applies to stdio only (not --http)", 2)
     token: str | None = None
     if token_env is not None:
         token = os.environ.get(token_env)
@@ -107,7 +119,14 @@ def serve(
         records = open_records(loaded, wanted)
     except RecordsSetupError as exc:
         raise fail(str(exc), 2) from None
-    request = ServeRequest(http, list(allowed_host or []), token, records=records, trace_file=trace_file)
+    request = ServeRequest(
+        http,
+        list(allowed_host or []),
+        token,
+        records=records,
+        trace_file=trace_file,
+        drain_seconds=drain_timeout,
+    )
     try:
         code = run_server(loaded, folder, request)
     except ServeError as exc:

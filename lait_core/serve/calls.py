@@ -48,6 +48,8 @@ class Question:
 class Finished:
     text: str
     is_error: bool
+    cancelled: bool = False
+    """The run was cancelled (not a failure of the run itself)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +129,9 @@ class Calls:
         self.park_seconds = park_seconds
         self.parked: dict[str, ServedRun] = {}
         self.running: set[ServedRun] = set()
+        self.stop_reason: str | None = None
+        """Set by :meth:`cancel_all`: why every run was cancelled (the requests still open then
+        get a JSON-RPC error saying so instead of a result)."""
 
     # -- starting and resuming
     def start(
@@ -188,7 +193,7 @@ class Calls:
             while True:
                 if run.task.done():
                     if run.task.cancelled():
-                        return Finished("the run was cancelled", True)
+                        return Finished("the run was cancelled", True, cancelled=True)
                     return run.task.result()
                 if run.open_questions():
                     break
@@ -211,6 +216,11 @@ class Calls:
     def _expire(self, run: ServedRun) -> None:
         if self.parked.pop(run.id, None) is not None and run.task is not None:
             run.task.cancel()
+
+    async def cancel_all(self, reason: str) -> None:
+        """Cancel every run, recording ``reason`` for the requests that are still waiting."""
+        self.stop_reason = reason
+        await self.aclose()
 
     async def aclose(self) -> None:
         """Cancel every run (parked or running) and wait for them."""

@@ -29,6 +29,8 @@ class ServeRequest:
     records: Any = None
     """Shared ``RunRecords`` (``--record``/``--replay``/``--cache``), or None."""
     trace_file: Path | None = None
+    drain_seconds: float | None = None
+    """stdio: how long requests read before stdin's end may take (None: the default)."""
 
 
 def list_text(tools: ServedTools) -> str:
@@ -82,6 +84,7 @@ def serve(config: Config, config_dir: Path, request: ServeRequest) -> int:
         err.flush()
 
     async def main() -> None:
+        from lait_core.serve.drain import DRAIN_SECONDS
         from lait_core.serve.server import LaitServer, ServeOptions
         from lait_core.serve.transports import serve_http, serve_stdio
 
@@ -109,7 +112,8 @@ def serve(config: Config, config_dir: Path, request: ServeRequest) -> int:
                     )
                 )
             else:
-                work = asyncio.ensure_future(serve_stdio(lait, ready_stdio))
+                drain = DRAIN_SECONDS if request.drain_seconds is None else request.drain_seconds
+                work = asyncio.ensure_future(serve_stdio(lait, ready_stdio, drain))
             stopper = asyncio.ensure_future(stop.wait())
             await asyncio.wait([work, stopper], return_when=asyncio.FIRST_COMPLETED)
             stopper.cancel()

@@ -157,6 +157,10 @@ class LaitServer:
         finally:
             await pump.close()
         if isinstance(outcome, Finished):
+            if outcome.cancelled and self.calls.stop_reason is not None:
+                # the server cancelled the run (stdin ended and the drain ran out): a protocol-level
+                # end of the request, as the SDK's own "Connection closed", but saying why
+                raise MCPError(types.CONNECTION_CLOSED, f"lait serve: {self.calls.stop_reason}")
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=outcome.text)], is_error=outcome.is_error
             )

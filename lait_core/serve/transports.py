@@ -3,8 +3,9 @@
 * **stdio** (default): JSON-RPC lines on stdin/stdout. While serving, file descriptors 0 and 1
   point at ``/dev/null`` and stderr, so nothing a run spawns can read the client's messages or
   write into the protocol stream. A line longer than :data:`FRAME_LIMIT` is dropped with a note on
-  stderr (like any unparsable line, it gets no answer); stdin's end stops the server, cancelling
-  every run.
+  stderr (like any unparsable line, it gets no answer). At stdin's end the requests already read
+  are still answered (at most ``--drain-timeout`` seconds, then their runs are cancelled with a
+  JSON-RPC error; :mod:`lait_core.serve.drain`), then the server stops.
 * **streamable HTTP** (``--http ADDR``): uvicorn on a socket bound here (port 0 picks one), the
   SDK's stateful session manager (several concurrent clients), every request path served as
   ``/mcp``. DNS-rebinding protection: the ``Host`` must be loopback or an ``--allowed-host``,
@@ -26,6 +27,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lait_core.serve.drain import DRAIN_SECONDS, Drain, Frame, Ledger, frame_of, reader_gone
 from lait_core.serve.server import LaitServer
 
 FRAME_LIMIT = 16 * 1024 * 1024
@@ -37,15 +39,20 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 # -- stdio -------------------------------------------------------------------------------------
 class _LineReader:
     """An async iterator of stdin lines, read by a daemon thread (so a blocked read never keeps
-    the process alive) and bounded to FRAME_LIMIT bytes each."""
+    the process alive) and bounded to FRAME_LIMIT bytes each. At stdin's end it hands over to
+    the :class:`~lait_core.serve.drain.Drain` (the requests already read get their answers)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, ledger: Ledger) -> None:
         self._file = os.fdopen(fd, "rb", buffering=0)
         self._loop = asyncio.get_running_loop()
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=8)
+        self._queue: asyncio.Queue[tuple[str, Frame | None] | None] = asyncio.Queue(maxsize=8)
+        self._ledger = ledger
+        self.drain: Drain | None = None
+        """Set before the first read (it needs the server)."""
+        self._ended = False
         threading.Thread(target=self._read, name="lait-serve-stdin", daemon=True).start()
 
-    def _put(self, item: str | None) -> None:
+    def _put(self, item: tuple[str, Frame | None] | None) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed
             asyncio.run_coroutine_threadsafe(self._queue.put(item), self._loop).result()
 
@@ -64,9 +71,9 @@ class _LineReader:
                         if not rest or rest.endswith(b"\n"):
                             break
                     sys.stderr.write(f"lait serve: dropped a message larger than {FRAME_LIMIT} bytes\n")
-                    self._put("oversized frame\n")  # not JSON: dropped by the SDK
+                    self._put(("oversized frame\n", None))  # not JSON: dropped by the SDK
                     continue
-                self._put(line.decode("utf-8", errors="replace"))
+                self._put((line.decode("utf-8", errors="replace"), frame_of(line)))
         except (OSError, ValueError):
             pass
         finally:
@@ -76,22 +83,51 @@ class _LineReader:
         return self
 
     async def __anext__(self) -> str:
-        item = await self._queue.get()
-        if item is None:
+        if not self._ended:
+            item = await self._queue.get()
+            if item is not None:
+                text, frame = item
+                self._ledger.received(frame)
+                return text
+            self._ended = True
+        line = await self.drain.next_line() if self.drain is not None else None
+        if line is None:
             raise StopAsyncIteration
-        return item
+        return line
 
 
 class _LineWriter:
-    def __init__(self, fd: int) -> None:
+    """Writes the SDK's lines to the client and tells the ledger which ids they answer. Once
+    the client has stopped reading, lines are dropped (the client is gone)."""
+
+    def __init__(self, fd: int, ledger: Ledger) -> None:
         self._file = os.fdopen(fd, "wb", buffering=0)
+        self._ledger = ledger
+        self.gone = False
+
+    def _write(self, data: bytes) -> Frame | None:
+        view = memoryview(data)
+        while view:
+            written = self._file.write(view)
+            view = view[written or 0 :]
+        return frame_of(data)
 
     async def write(self, text: str) -> None:
-        data = text.encode("utf-8")
-        await asyncio.to_thread(self._file.write, data)
+        if self.gone:
+            return
+        try:
+            frame = await asyncio.to_thread(self._write, text.encode("utf-8"))
+        except OSError:  # EPIPE: nobody reads stdout any more
+            self.gone = True
+            self._ledger.changed.set()
+            return
+        self._ledger.sent(frame)
 
     async def flush(self) -> None:
         return None
+
+    def client_gone(self) -> bool:
+        return self.gone or reader_gone(self._file.fileno())
 
 
 @contextlib.contextmanager
@@ -118,13 +154,19 @@ def _claimed_stdio() -> Any:
                 os.close(fd)
 
 
-async def serve_stdio(lait: LaitServer, ready: Callable[[], None]) -> None:
+async def serve_stdio(
+    lait: LaitServer, ready: Callable[[], None], drain_seconds: float = DRAIN_SECONDS
+) -> None:
     from mcp.server.stdio import stdio_server
 
     server = lait.build()
     with _claimed_stdio() as (fd_in, fd_out):
-        reader = _LineReader(fd_in)
-        writer = _LineWriter(fd_out)
+        ledger = Ledger()
+        reader = _LineReader(fd_in, ledger)
+        writer = _LineWriter(fd_out, ledger)
+        reader.drain = Drain(
+            ledger, seconds=drain_seconds, client_gone=writer.client_gone, expire=lait.calls.cancel_all
+        )
         async with stdio_server(stdin=reader, stdout=writer) as (read_stream, write_stream):  # type: ignore[arg-type]
             ready()
             await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -86,9 +86,117 @@ def test_stdio_client_gone_mid_call_leaves_nothing(project: Path, tmp_path: Path
     reply = json.loads(process.stdout.readline())
     assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "lait"
     wait_for(lambda: sleepers(marker), "the run's child process")
-    process.stdin.close()  # the client goes away mid-call
+    # the client goes away mid-call: nobody writes stdin or reads stdout any more (a client that
+    # only closes stdin still gets its answers: the next tests)
+    process.stdin.close()
+    process.stdout.close()
     assert process.wait(30) == 0
     stderr = process.stderr.read().decode() if process.stderr else ""
+    assert "Traceback" not in stderr
+    assert running_with_marker(marker) == []
+
+
+def _serve_piped(
+    project: Path, env: dict[str, str], messages: list[dict[str, object]], *args: str
+) -> tuple[list[dict[str, object]], int, str]:
+    """Write every message to a real `lait serve --mcp` and close its stdin at once, before the
+    server has read anything (the `printf ... | lait serve --mcp` case); return what it wrote."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "serve", "--mcp", *args],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        out, err = process.communicate(b"".join(_line(m) for m in messages), timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    return [json.loads(line) for line in out.splitlines()], process.returncode, err.decode()
+
+
+def _answers(output: list[dict[str, object]]) -> dict[object, list[dict[str, object]]]:
+    found: dict[object, list[dict[str, object]]] = {}
+    for message in output:
+        if "method" not in message:
+            found.setdefault(message["id"], []).append(message)
+    return found
+
+
+def test_stdio_requests_read_before_stdin_ends_are_answered(
+    project: Path, tmp_path: Path, marker: str
+) -> None:
+    """Every request written before stdin's end gets its answer, runs finished; a run that asks
+    the person fails at once (its elicitation can never be answered); then the server exits 0."""
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    messages: list[dict[str, object]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "workflow__echo", "arguments": {"input": "hi"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "workflow__ship", "arguments": {"input": "v1"}},
+        },
+        {"jsonrpc": "2.0", "id": 5, "method": "ping"},
+    ]
+    output, code, stderr = _serve_piped(project, serve_env(tmp_path, marker), messages)
+    answers = _answers(output)
+    assert sorted(answers, key=str) == [1, 2, 3, 4, 5], output
+    assert all(len(a) == 1 for a in answers.values()), output
+    assert answers[1][0]["result"]["serverInfo"]["name"] == "lait"  # type: ignore[index]
+    listed = [t["name"] for t in answers[2][0]["result"]["tools"]]  # type: ignore[index]
+    assert "workflow__echo" in listed and "workflow__ship" in listed
+    echo = answers[3][0]["result"]
+    assert echo["isError"] is False and json.loads(echo["content"][0]["text"]) == {"got": "hi"}  # type: ignore[index]
+    ship = answers[4][0]["result"]
+    assert ship["isError"] is True  # type: ignore[index]
+    assert "stdin is closed, so the client can no longer answer" in ship["content"][0]["text"]  # type: ignore[index]
+    assert answers[5][0] == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    assert code == 0, stderr
+    assert "Traceback" not in stderr
+    assert running_with_marker(marker) == []
+
+
+def test_stdio_run_still_going_after_the_drain_is_cancelled_with_an_error(
+    project: Path, tmp_path: Path, marker: str
+) -> None:
+    """A run that outlasts --drain-timeout after stdin's end is cancelled (its `sleep 300` reaped)
+    and its request gets a JSON-RPC error saying why; the server exits 0."""
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    messages: list[dict[str, object]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "workflow__slow", "arguments": {"input": "x"}},
+        },
+    ]
+    output, code, stderr = _serve_piped(
+        project, serve_env(tmp_path, marker), messages, "--drain-timeout", "0.5"
+    )
+    answers = _answers(output)
+    assert sorted(answers, key=str) == [1, 2], output
+    error = answers[2][0]["error"]
+    assert error["code"] == types.CONNECTION_CLOSED  # type: ignore[index]
+    assert error["message"].startswith("lait serve: stdin closed and the call was still running 0.5 s later")  # type: ignore[index]
+    assert code == 0, stderr
     assert "Traceback" not in stderr
     assert running_with_marker(marker) == []
 
