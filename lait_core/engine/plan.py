@@ -8,6 +8,14 @@ with the run's error).
 Templates are rendered where their data is known before the run: ``{{ inputs.* }}`` always, and
 ``{{ input }}`` for the first step of the file (or of a group entered with it) when that step has
 no ``input:``. Anything else is shown raw, followed by ``[unrendered: ...]``.
+
+Steps are numbered as the run numbers them (spec 1.9; :class:`_Count`), so that ``step-4`` in a
+run's error is ``[4] step-4`` in the plan: nested lists (``group``, ``switch`` cases, ``on_error``,
+sequential loop bodies) continue their parent's count, ``parallel`` branches and concurrent
+``for_each`` items count from 1 of their own. Where the number depends on the run -- after a
+sequential loop, a ``switch`` whose cases run different numbers of steps, a skipped (``when:``) or
+retried step with nested steps, or an ``on_error`` -- the plan shows ``[?] step-?`` and says why at
+the end; a loop body shows its first iteration's numbers.
 """
 
 from __future__ import annotations
@@ -29,6 +37,12 @@ UNRENDERED = "  [unrendered: depends on a value not known before the run]"
 MODEL_KINDS = frozenset({"prompt", "agent", "decide"})
 DEFAULT_SCHEMA_NAME = "structured_output"
 _MISSING = object()
+LOOP_NOTE = "(numbered as in the first iteration; each iteration continues the count)"
+UNKNOWN_NOTE = (
+    "[?]: numbered only at run time (after a loop, a switch whose cases run different numbers of "
+    "steps, a skipped or retried step with nested steps, or an on_error); an 'id:' names a step "
+    "the same in the plan and in the run"
+)
 _RUN_TIME_ROOTS = re.compile(r"\{\{[^}]*?(?<![\w.-])(steps|loop)\b")
 """``steps``/``loop`` in a tag: only known while the workflow runs (even where a block helper would
 treat the missing value as empty)."""
@@ -102,6 +116,34 @@ def resolve_step_settings(
     return PlanSettings(endpoint.model_id, endpoint.base_url(environ), caps)
 
 
+@dataclass(slots=True)
+class _Count:
+    """The run's progress counter of one step list and the lists nested in it, as far as it is
+    known before the run: ``value`` is the last number given; once ``exact`` is False the numbers
+    depend on the run. ``ended``: the list ends the workflow (``stop``) or the loop (``break``)
+    here, so no later step of it runs on this path."""
+
+    value: int = 0
+    exact: bool = True
+    ended: str | None = None
+
+    def copy(self) -> _Count:
+        return _Count(self.value, self.exact, self.ended)
+
+    def join(self, paths: Sequence[_Count]) -> None:
+        """Become the count after one of ``paths`` ran (a switch's cases, a step or its
+        ``on_error``, a step or its skipping): exact when every path that goes on to the next
+        step ends at the same known number."""
+        going = [path for path in paths if path.ended is None]
+        if not going:
+            self.value = max(path.value for path in paths)
+            self.ended = "stop" if all(path.ended == "stop" for path in paths) else "break"
+            return
+        self.value = max(path.value for path in going)
+        self.exact = all(path.exact and path.value == self.value for path in going)
+        self.ended = None
+
+
 class _Planner:
     def __init__(
         self,
@@ -119,6 +161,9 @@ class _Planner:
         self.config = config
         self.inputs = dict(inputs)
         self.lines: list[str] = []
+        self.count = _Count()
+        self.unknown = False
+        """Some step's number is shown as ``?``."""
 
     def out(self, indent: str, text: str) -> None:
         first, *rest = text.split("\n")
@@ -171,16 +216,22 @@ class _Planner:
     def step(self, step: Step, position: int, indent: str, known: Any) -> None:
         model = step.model
         assert model is not None
-        label = step.id or f"step-{position}"
+        count = self.count
+        count.value += 1  # as the run: every step takes a number, a skipped one too
+        shown = str(count.value) if count.exact else "?"
+        self.unknown = self.unknown or not count.exact
+        own = count.copy()
+        label = step.id or f"step-{shown}"
         kind = step.kind
         inner = indent + "    "
         body = inner + "    "
-        self.out(indent, f"[{position}] {label}  ({kind})")
+        self.out(indent, f"[{shown}] {label}  ({kind})")
         if model.when is not None:
             self.out(inner, f"when: {model.when}")
         if model.input is not None:
             self.out(inner, f"input: {model.input}")
         getattr(self, f"kind_{kind}")(step, model, label, inner, body, known)
+        self.after_step(step, own)
         if model.output is not None:
             self.out(inner, f"output: {model.output}")
         retry = self.retry(step)
@@ -196,7 +247,25 @@ class _Planner:
         on_error = self.kids(step, "on_error")
         if on_error:
             self.out(inner, "on_error:")
+            # after the step's own number when it has no nested steps; else after some of them
+            nested = count.value != own.value
+            self.count = _Count(own.value, own.exact and not nested)
             self.steps(on_error, body, _MISSING)
+            handled = self.count
+            self.count = count
+            count.join([count.copy(), handled])  # the handlers run only when the step fails
+
+    def after_step(self, step: Step, own: _Count) -> None:
+        """What the step's nested steps did to the count, seen from the steps after it."""
+        model = step.model
+        assert model is not None
+        count = self.count
+        if step.kind in ("stop", "break"):
+            count.ended = step.kind
+        if count.value != own.value and getattr(model, "retry", None) is not None:
+            count.exact = False  # an attempt after the first numbers the nested steps again
+        if model.when is not None:  # skipped: none of its nested steps runs
+            count.join([count.copy(), _Count(own.value, own.exact)])
 
     def settings(self, label: str, layers: Sequence[Any], inner: str, *, agent_layer: bool) -> None:
         settings = resolve_step_settings(
@@ -314,38 +383,66 @@ class _Planner:
 
     def kind_switch(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
         assert isinstance(model, m.SwitchStep)
+        start = self.count
+        ends: list[_Count] = []
         for index, case in enumerate(model.switch):
             self.out(inner, f"case {index + 1}: when {case.when}")
+            self.count = start.copy()  # one case runs: each starts where the switch is
             self.steps(self.kids(step, f"switch[{index}]"), body, _MISSING)
+            ends.append(self.count)
         otherwise = self.kids(step, "else")
         if otherwise:
             self.out(inner, "else:")
+            self.count = start.copy()
             self.steps(otherwise, body, _MISSING)
+            ends.append(self.count)
         else:
             self.out(inner, "else: (none; no matching case is a runtime error)")
+        self.count = start
+        start.join(ends)
+
+    def own_count(self, kids: list[Step], body: str) -> None:
+        """A parallel branch or a concurrent item: a count of its own, from 1."""
+        outer = self.count
+        self.count = _Count()
+        self.steps(kids, body, _MISSING)
+        self.count = outer
+
+    def loop_body(self, kids: list[Step], body: str) -> None:
+        """A sequential loop: the body continues the count, once per iteration."""
+        start = self.count.value
+        if kids and self.count.exact:
+            self.out(body, LOOP_NOTE)
+        self.steps(kids, body, _MISSING)
+        count = self.count
+        if count.value != start:
+            count.exact = False
+        count.ended = None  # `break` ends the loop; without an iteration, nothing of it ran
 
     def kind_parallel(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
         assert isinstance(model, m.ParallelStep)
         for name in model.parallel:
             self.out(inner, f"branch '{name}':")
-            self.steps(self.kids(step, f"parallel.{name}"), body, _MISSING)
+            self.own_count(self.kids(step, f"parallel.{name}"), body)
 
     def kind_for_each(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
         assert isinstance(model, m.ForEachStep)
         self.out(inner, f"items: {model.for_each}")
         if model.max_concurrency > 1:
             self.out(inner, f"max_concurrency: {model.max_concurrency}")
-        self.steps(self.kids(step, "steps"), body, _MISSING)
+            self.own_count(self.kids(step, "steps"), body)
+        else:
+            self.loop_body(self.kids(step, "steps"), body)
 
     def kind_while(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
         assert isinstance(model, m.WhileStep)
         self.out(inner, f"while {model.while_}, max_iterations: {model.max_iterations}")
-        self.steps(self.kids(step, "steps"), body, _MISSING)
+        self.loop_body(self.kids(step, "steps"), body)
 
     def kind_until(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
         assert isinstance(model, m.UntilStep)
         self.out(inner, f"until {model.until}, max_iterations: {model.max_iterations}")
-        self.steps(self.kids(step, "steps"), body, _MISSING)
+        self.loop_body(self.kids(step, "steps"), body)
 
     def kind_stop(self, step: Step, model: Any, label: str, inner: str, body: str, known: Any) -> None:
         self.out(inner, "-> ends the workflow with the current value")
@@ -366,6 +463,8 @@ class _Planner:
             self.lines.append(f"output: {wf.output}")
         if wf.timeout is not None:
             self.lines.append(f"timeout: {wf.timeout}s (whole workflow)")
+        if self.unknown:
+            self.lines.append(UNKNOWN_NOTE)
         return "\n".join(self.lines) + "\n"
 
 

@@ -262,6 +262,54 @@ def test_dry_run_prints_the_plan_and_calls_nothing(project: Lait, server: Script
     assert server.requests == []
 
 
+def test_dry_run_numbers_steps_as_the_run_does(project: Lait) -> None:
+    """Steps inside a group and a switch case continue the parent's count in the run (spec 1.9),
+    so the plan numbers them so too: the run's error names `step-6`, the plan's `[6] step-6`."""
+    project.write(
+        "nested.yml",
+        textwrap.dedent(
+            """\
+            steps:
+              - jq: '{kind: "b"}'
+              - group:
+                  - jq: '.'
+                  - switch:
+                      - when: '.kind == "a"'
+                        steps:
+                          - jq: '.'
+                      - when: '.kind == "b"'
+                        steps:
+                          - jq: '. + {m: 2}'
+                          - jq: 'error("boom")'
+                    else:
+                      - jq: '.'
+                      - jq: '.'
+              - jq: '.m'
+            """
+        ),
+    )
+    dry = project("--no-config", "run", "nested.yml", "x", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    plan = [line.strip() for line in dry.stdout.splitlines()]
+    run = project("--no-config", "run", "nested.yml", "x")
+    assert run.returncode == 1
+    assert run.stderr.splitlines()[-1] == (
+        "lait: step 'step-2 (group)': step 'step-4 (switch)': step 'step-6 (jq)': 'jq': boom"
+    )
+    progress = [line for line in run.stderr.splitlines() if line.startswith("[")]
+    assert progress == [
+        f"[{n}] step-{n} ({kind})" for n, kind in enumerate(["jq", "group", "jq", "switch", "jq", "jq"], 1)
+    ]
+    for line in progress:  # "[6] step-6 (jq)" in the run is "[6] step-6  (jq)" in the plan
+        number, label, kind = line.split(" ")
+        assert f"{number} {label}  {kind}" in plan, (line, plan)
+    failing = plan.index("[6] step-6  (jq)", plan.index('case 2: when .kind == "b"'))
+    assert plan[failing + 1] == 'jq: error("boom")'
+    # after a switch whose cases run different numbers of steps, the number depends on the run
+    assert plan[-3:-1] == ["[?] step-?  (jq)", "jq: .m"]
+    assert plan[-1].startswith("[?]: numbered only at run time")
+
+
 # -- failures ----------------------------------------------------------------------------------
 def test_an_invalid_file_prints_located_errors_and_runs_nothing(
     project: Lait, server: ScriptedOpenAIServer

@@ -13,7 +13,7 @@ import pytest
 from lait_core.documents.models import Config
 from lait_core.documents.workflow import parse_workflow
 from lait_core.engine.models import ConfigurationError
-from lait_core.engine.plan import HEADER, UNRENDERED, PlanError, dry_run_plan
+from lait_core.engine.plan import HEADER, LOOP_NOTE, UNKNOWN_NOTE, UNRENDERED, PlanError, dry_run_plan
 
 CONFIG = Config.model_validate(
     {
@@ -173,7 +173,9 @@ def test_prompt_details_system_fallback_schemas_retry_timeout(tmp_path: Path) ->
     ]
 
 
-def test_control_steps_nest_with_their_own_positions(tmp_path: Path) -> None:
+def test_control_steps_nest_numbered_as_the_run_numbers_them(tmp_path: Path) -> None:
+    """Spec 1.9: switch cases, groups and sequential loop bodies continue the count; parallel
+    branches and concurrent items count from 1; after a loop the number depends on the run."""
     lines = plan(
         tmp_path,
         """\
@@ -221,43 +223,123 @@ def test_control_steps_nest_with_their_own_positions(tmp_path: Path) -> None:
         'inputs: {"x":"X"}',
         "[1] route  (switch)",
         "    case 1: when .a",
-        "        [1] step-1  (jq)",
+        "        [2] step-2  (jq)",
         "            jq: 1",
         "    case 2: when .b",
-        "        [1] step-1  (stop)",
+        "        [2] step-2  (stop)",
         "            -> ends the workflow with the current value",
         "    else: (none; no matching case is a runtime error)",
-        "[2] step-2  (switch)",
+        "[3] step-3  (switch)",
         "    case 1: when .c",
-        "        [1] step-1  (jq)",
+        "        [4] step-4  (jq)",
         "            jq: 2",
         "    else:",
-        "        [1] step-1  (jq)",
+        "        [4] step-4  (jq)",
         "            jq: 3",
-        "[3] both  (parallel)",
+        "[5] both  (parallel)",
         "    branch 'left':",
         "        [1] step-1  (run)",
         "            run: echo X {{ input }}" + UNRENDERED,
         "    branch 'right':",
         "        [1] step-1  (write)",
         "            write: out-{{ loop.index }}.txt" + UNRENDERED,
-        "[4] step-4  (for_each)",
+        "[6] step-6  (for_each)",
         "    items: .items",
         "    max_concurrency: 3",
         "        [1] step-1  (jq)",
         "            jq: .",
-        "[5] step-5  (while)",
+        "[7] step-7  (while)",
         "    while . < 3, max_iterations: 5",
-        "        [1] step-1  (jq)",
+        "        " + LOOP_NOTE,
+        "        [8] step-8  (jq)",
         "            jq: . + 1",
-        "        [2] step-2  (break)",
+        "        [9] step-9  (break)",
         "            when: . == 2",
         "            -> ends the innermost loop with the current value",
-        "[6] step-6  (until)",
+        "[?] step-?  (until)",
         "    until .done, max_iterations: 2",
-        "        [1] step-1  (group)",
-        "            [1] step-1  (jq)",
+        "        [?] step-?  (group)",
+        "            [?] step-?  (jq)",
         "                jq: {done: true}",
+        UNKNOWN_NOTE,
+    ]
+
+
+def test_numbers_after_a_switch_a_skipped_or_retried_group_and_on_error(tmp_path: Path) -> None:
+    """A number stays known when every path to a step runs as many steps before it (a case that
+    stops does not count; a skipped step without nested steps changes nothing)."""
+    lines = plan(
+        tmp_path,
+        """\
+        steps:
+          - switch:
+              - when: '.a'
+                steps:
+                  - jq: '1'
+              - when: '.b'
+                steps:
+                  - stop: true
+            else:
+              - jq: '2'
+          - when: '.x'
+            jq: '.'
+          - id: after_equal_cases
+            jq: '.'
+          - when: '.y'
+            group:
+              - stop: true
+          - jq: '"after a skipped group that always stops"'
+          - when: '.z'
+            group:
+              - jq: '.'
+          - jq: '"after a group that may be skipped"'
+        """,
+    )
+    numbered = [line for line in lines if line.lstrip().startswith("[")]
+    assert numbered == [
+        "[1] step-1  (switch)",
+        "        [2] step-2  (jq)",
+        "        [2] step-2  (stop)",
+        "        [2] step-2  (jq)",
+        "[3] step-3  (jq)",
+        "[4] after_equal_cases  (jq)",
+        "[5] step-5  (group)",
+        "    [6] step-6  (stop)",
+        "[6] step-6  (jq)",
+        "[7] step-7  (group)",
+        "    [8] step-8  (jq)",
+        "[?] step-?  (jq)",
+        UNKNOWN_NOTE,
+    ]
+    lines = plan(
+        tmp_path,
+        """\
+        steps:
+          - jq: '.'
+            on_error:
+              - jq: '.error'
+          - jq: '.'
+          - switch:
+              - when: '.a'
+                steps:
+                  - jq: '1'
+            else:
+              - jq: '2'
+              - jq: '3'
+          - jq: '.'
+        """,
+    )
+    numbered = [line for line in lines if line.lstrip().startswith("[")]
+    assert numbered == [
+        "[1] step-1  (jq)",
+        "        [2] step-2  (jq)",
+        "[?] step-?  (jq)",
+        "[?] step-?  (switch)",
+        "        [?] step-?  (jq)",
+        "        [?] step-?  (jq)",
+        "        [?] step-?  (jq)",
+        "[?] step-?  (jq)",
+        UNKNOWN_NOTE,
     ]
 
 
@@ -276,12 +358,13 @@ def test_group_passes_the_known_input_to_its_first_step(tmp_path: Path) -> None:
     )
     assert lines[1:] == [
         "[1] step-1  (group)",
-        "    [1] step-1  (run)",
+        "    [2] step-2  (run)",
         "        run: echo hello",
         "    retry: max_attempts=2, delay_seconds=1, backoff=1",
         "    on_error:",
-        "        [1] step-1  (jq)",
+        "        [?] step-?  (jq)",
         "            jq: .error",
+        UNKNOWN_NOTE,
     ]
 
 
