@@ -88,11 +88,11 @@ class QuickChat:
 def parse(argv: list[str]) -> QuickChat:
     """argv as a chat, or :class:`NotQuick`."""
     chat = QuickChat()
-    positionals: list[str] = []
+    positionals: list[tuple[str, bool]] = []  # (argument, whether it came after "--")
     rest = iter(argv)
     for arg in rest:
         if chat.dashdash or arg == "-" or not arg.startswith("-"):
-            positionals.append(arg)
+            positionals.append((arg, chat.dashdash))
             continue
         if arg == "--":
             chat.dashdash = True
@@ -112,9 +112,9 @@ def parse(argv: list[str]) -> QuickChat:
     if len(positionals) > 1:
         raise NotQuick("more than one positional argument")
     if positionals:
-        word = positionals[0]
-        if not chat.dashdash and (word in COMMANDS or word in REFERENCE_COMMANDS):
-            raise NotQuick("a subcommand")
+        word, after_dashdash = positionals[0]
+        if not after_dashdash and (word in COMMANDS or word in REFERENCE_COMMANDS):
+            raise NotQuick("a subcommand")  # `lait lint --` too: "--" after it ends lint's options
         chat.prompt = word
     return chat
 

@@ -212,6 +212,7 @@ def test_the_table_matches_the_chat_commands_options() -> None:
     [
         ["lint", "."],
         ["run"],
+        ["lint", "--"],
         ["--model", "m"],  # no prompt: argv alone is fine (piped stdin decides later)
         ["--model"],
         ["--model", "--stream", "hi"],
