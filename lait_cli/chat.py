@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from lait_cli.common import _version, fail
+from lait_cli.common import _version, check_output_path, fail
 from lait_cli.errors import classify_chain
 from lait_cli.options import (
     ApiKeyOption,
@@ -698,6 +698,8 @@ def execute(o: ChatOptions) -> int:
         from lait_cli.repl import run_repl
 
         return run_repl(o)  # no PROMPT on a terminal: the REPL (spec 1.3)
+    # before the config and any request: an answer that cannot be written is not asked for
+    check_output_path(o.output_file, "the answer")
     if o.prompt_name is not None:
         from lait_cli.runner import read_optional_prompt
 

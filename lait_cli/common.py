@@ -49,6 +49,18 @@ def check_explicit_config(path: Path) -> None:
     raise fail(f"failed to read YAML configuration file '{path}': {why}", 3)
 
 
+def check_output_path(path: Path | None, what: str) -> None:
+    """Exit 2 for an ``-o PATH`` that cannot be written (a directory, a file in a missing folder),
+    checked before anything runs: no model call or lint is spent on ``what`` (the result, the
+    answer, the report) only to lose it."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise fail(f"-o '{path}' is a directory; name a file to write {what} to", 2)
+    if not path.parent.is_dir():
+        raise fail(f"-o '{path}': the folder '{path.parent}' does not exist", 2)
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"lait {__version__}\n")

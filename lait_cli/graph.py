@@ -37,6 +37,7 @@ def graph(
 
     if fmt not in FORMATS:
         raise fail(f"unknown --format '{fmt}'; expected one of: {', '.join(FORMATS)}", 2)
+    OutputOptions(output).check_output_file("the graph")
     path = Path(file).expanduser()
     if not path.is_file():  # a 'workflows:' name: only then is the config needed
         loaded, _folder = load_run_config(Common(config, no_config).merged())

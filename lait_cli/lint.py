@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.common import GLOBALS, check_explicit_config, fail
+from lait_cli.common import GLOBALS, check_explicit_config, check_output_path, fail
 
 
 def register(app: typer.Typer) -> None:
@@ -54,6 +54,7 @@ def lint(
         raise fail("--config and --no-config cannot be used together", 2)
     if config is not None:
         check_explicit_config(config)
+    check_output_path(output_file, "the report")
     mode = ConfigMode.DISABLED if no_config else ConfigMode.EXPLICIT if config else ConfigMode.SEARCH
     linter = Linter(LintOptions(mode, config))
     try:

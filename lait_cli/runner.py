@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
-from lait_cli.common import GLOBALS, check_explicit_config, fail
+from lait_cli.common import GLOBALS, check_explicit_config, check_output_path, fail
 from lait_cli.errors import classify_chain
 
 if TYPE_CHECKING:
@@ -41,16 +41,9 @@ class OutputOptions:
         """``-o PATH`` (``-o -`` is stdout, so None)."""
         return Path(self.output) if self.output not in (None, "-") else None
 
-    def check_output_file(self) -> None:
-        """Refuse an ``-o PATH`` that cannot be written before anything runs (exit 2), so a run's
-        model calls are not spent on an answer that is then lost."""
-        path = self.output_file
-        if path is None:
-            return
-        if path.is_dir():
-            usage_error(f"-o '{path}' is a directory; name a file to write the result to")
-        if not path.parent.is_dir():
-            usage_error(f"-o '{path}': the folder '{path.parent}' does not exist")
+    def check_output_file(self, what: str = "the result") -> None:
+        """Refuse an ``-o PATH`` that cannot be written before anything runs (exit 2)."""
+        check_output_path(self.output_file, what)
 
 
 @dataclass(slots=True)

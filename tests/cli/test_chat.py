@@ -239,6 +239,23 @@ def test_stream_to_a_file_sends_reasoning_to_stderr(chat: Lait, server: Scripted
     assert (chat.cwd / "out.txt").read_text() == "file body\n"
 
 
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_request(
+    chat: Lait, server: ScriptedOpenAIServer
+) -> None:
+    """`-o DIR` or `-o` into a missing folder: a usage error (exit 2, spec 1.6) before the config
+    is read or a request is sent, so no answer is asked for that could not be kept."""
+    (chat.cwd / "outdir").mkdir()
+    server.push(text("never asked"))
+    for mode in ([], ["--stream"], ["--json"]):
+        into_dir = chat("--base-url", server.url, "--model", "m", *mode, "-o", "outdir", "go")
+        assert (into_dir.returncode, into_dir.stdout) == (2, "")
+        assert into_dir.stderr == "lait: -o 'outdir' is a directory; name a file to write the answer to\n"
+        no_folder = chat("--base-url", server.url, "--model", "m", *mode, "--output", "nope/a.txt", "go")
+        assert (no_folder.returncode, no_folder.stdout) == (2, "")
+        assert no_folder.stderr == "lait: -o 'nope/a.txt': the folder 'nope' does not exist\n"
+    assert server.requests == []
+
+
 def test_json_prints_content_reasoning_and_usage(chat: Lait, server: ScriptedOpenAIServer) -> None:
     usage = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
     server.push({"message": {"content": "42", "reasoning_content": "math"}, "usage": usage}, text("no usage"))

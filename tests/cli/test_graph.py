@@ -187,3 +187,12 @@ def test_the_cli(lait: Lait) -> None:
     named = lait("graph", "named", "-o", "out.mmd")
     assert (named.returncode, named.stdout) == (0, "")
     assert Path(lait.cwd / "out.mmd").read_text().startswith("flowchart TD\n")
+    (lait.cwd / "graphs").mkdir()
+    into_dir = lait("graph", "bad.yml", "-o", "graphs")  # refused before the file is read
+    assert (into_dir.returncode, into_dir.stdout) == (2, "")
+    assert into_dir.stderr == "lait: -o 'graphs' is a directory; name a file to write the graph to\n"
+    no_folder = lait("graph", "flow.yml", "-o", "nope/g.mmd")
+    assert (no_folder.returncode, no_folder.stderr) == (
+        2,
+        "lait: -o 'nope/g.mmd': the folder 'nope' does not exist\n",
+    )

@@ -538,12 +538,16 @@ def test_output_file_is_written_for_a_clean_run_too(lait: Lait) -> None:
     assert json.loads((lait.cwd / "report.json").read_text(encoding="utf-8")) == []
 
 
-def test_output_file_in_a_missing_directory_is_a_clean_error(lait: Lait) -> None:
+def test_output_file_in_a_missing_directory_or_a_directory_is_refused_before_linting(lait: Lait) -> None:
     _project(lait)
     done = lait("lint", "--output-file", "no/such/dir/report.txt", ".")
-    assert "internal error" not in done.stderr
-    assert done.returncode in (2, 3)
-    assert "no/such/dir/report.txt" in done.stderr
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "lait: -o 'no/such/dir/report.txt': the folder 'no/such/dir' does not exist\n"
+    (lait.cwd / "reports").mkdir()
+    into_dir = lait("lint", "-o", "reports", ".")
+    assert (into_dir.returncode, into_dir.stdout) == (2, "")
+    # refused before the lint: no problem of the project is reported
+    assert into_dir.stderr == "lait: -o 'reports' is a directory; name a file to write the report to\n"
 
 
 # --------------------------------------------------------------------------------------------
