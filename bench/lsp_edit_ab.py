@@ -110,6 +110,7 @@ def main() -> int:
     if args.one:
         print(json.dumps(asyncio.run(one_run(args.size, args.gap_ms / 1000.0))))
         return 0
+    args.trees = [t.resolve() for t in args.trees]  # the runs start in another directory
     runs: dict[str, list[dict[str, Any]]] = {str(t): [] for t in args.trees}
     for _ in range(args.rounds):
         for tree in args.trees:
