@@ -520,11 +520,22 @@ class Workbench:
             )
         return found
 
+    def park_mouse(self) -> None:
+        """The mouse over the active editor's line-number gutter: off the title bar and the tabs
+        (whose hovers use the same widget), and off the text, whose mouse hover would replace the
+        hover the keyboard asked for (it did under load: the jq hover of the line under the mouse)."""
+        gutter = self.page.locator(".editor-group-container.active .monaco-editor .margin").first
+        box = gutter.bounding_box()
+        if box is None:
+            self.page.mouse.move(5, 450)
+            return
+        self.page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)
+
     def hover_text(self, containing: str) -> str:
         """Shows the hover at the cursor (Ctrl+K Ctrl+I) and returns the text of the hover that
         contains ``containing`` (the workbench's own hovers, e.g. of the title bar under the mouse,
         use the same widget)."""
-        self.page.mouse.move(700, 450)  # the mouse off the title bar and the tabs
+        self.park_mouse()
         self.focus_editor()
         self.press("Control+k", "Control+i")
         hover = self.page.locator(".monaco-hover-content")
