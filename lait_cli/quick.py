@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -127,13 +128,17 @@ def _value(chat: QuickChat, name: str) -> str | None:
     return (os.environ.get(variable) or None) if variable else None
 
 
+NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+"""The numbers read here: plain ASCII decimals (Python's ``float``/``int`` also take other digits,
+``_`` and spaces, which typer's validation refuses; anything else is left to the normal path)."""
+
+
 def _number(text: str | None, low: float, high: float) -> float | None:
     if text is None:
         return None
-    try:
-        number = float(text)
-    except ValueError:
-        raise NotQuick(text) from None
+    if NUMBER.fullmatch(text) is None:
+        raise NotQuick(text)
+    number = float(text)
     if not (math.isfinite(number) and low <= number <= high):
         raise NotQuick(text)
     return number
@@ -144,10 +149,9 @@ def _count(text: str | None) -> int | None:
         return None
     from lait_core.engine.models import U32_MAX
 
-    try:
-        number = int(text)
-    except ValueError:
-        raise NotQuick(text) from None
+    if not text.isascii() or not text.isdigit():
+        raise NotQuick(text)
+    number = int(text)
     if not 1 <= number <= U32_MAX:
         raise NotQuick(text)
     return number

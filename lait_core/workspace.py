@@ -37,7 +37,8 @@ def display_path(path: Path) -> str:
         rel = os.path.relpath(path)
     except ValueError:
         return str(path)
-    return rel if not rel.startswith("..") else str(path)
+    outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)  # not `..notes.yml` in this folder
+    return str(path) if outside else rel
 
 
 class Workspace:

@@ -108,6 +108,7 @@ def serve_stdio(server: LanguageServer, stdin: BinaryIO, stdout: BinaryIO) -> No
     server._stop_event = stop  # what pygls's shutdown sets, as its own start_io does
     server.protocol.set_writer(StdoutWriter(stdout))
     fd = stdin.fileno()
+    given_blocking = os.get_blocking(fd)
     try:
         asyncio.run(_serve(server, stdin, stop))
     except BrokenPipeError:
@@ -116,5 +117,5 @@ def serve_stdio(server: LanguageServer, stdin: BinaryIO, stdout: BinaryIO) -> No
         pass
     finally:
         with contextlib.suppress(OSError, ValueError):
-            os.set_blocking(fd, True)  # as it was given (the loop made it non-blocking)
+            os.set_blocking(fd, given_blocking)  # as it was given (the loop made it non-blocking)
         server.shutdown()  # type: ignore[no-untyped-call]

@@ -23,6 +23,7 @@ import contextlib
 import ipaddress
 import os
 import socket
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -33,6 +34,8 @@ CONNECT_TIMEOUT = 0.5
 """Seconds to connect to a loopback address (refused at once when nothing listens)."""
 SWITCH = "LAIT_SEND_AHEAD"
 PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+URL_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~:/?#[]@!$&'()*+,;=%")
+"""What a URL may hold as it is (RFC 3986): anything else httpx percent-encodes first."""
 
 
 @dataclass(slots=True)
@@ -56,28 +59,29 @@ _adopted = False
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
-    return env.get(SWITCH, "").strip() not in ("0", "false", "no", "off")
+    return env.get(SWITCH, "").strip().lower() not in ("0", "false", "no", "off")
 
 
 def loopback_target(url: str) -> tuple[str, int, str] | None:
-    """``(host, port, request target)`` for a plain ``http://`` URL naming this machine without
-    credentials; None for anything else (https, another host, userinfo, a malformed URL)."""
+    """``(host, port, request target)`` for a plain ``http://`` URL naming this machine, without
+    credentials, query or fragment, in characters httpx sends unchanged; None for anything else."""
     try:
         split = urlsplit(url)
         port = split.port or 80
     except ValueError:
         return None
     host = split.hostname or ""
-    if split.scheme != "http" or "@" in split.netloc or split.fragment:
-        return None
+    if split.scheme != "http" or "@" in split.netloc or split.query or split.fragment:
+        return None  # a query may hold a credential (a template would keep it); none on local servers
+    if not set(url) <= URL_CHARACTERS:
+        return None  # httpx would percent-encode it: the bytes written here would not be httpx's
     if host != "localhost":
         try:
             if not ipaddress.ip_address(host).is_loopback:
                 return None
         except ValueError:
             return None
-    target = (split.path or "/") + (f"?{split.query}" if split.query else "")
-    return host, port, target
+    return host, port, split.path or "/"
 
 
 def _header_block(parts: RequestParts, netloc: str, target: str) -> bytes | None:
@@ -88,9 +92,9 @@ def _header_block(parts: RequestParts, netloc: str, target: str) -> bytes | None
         lines.append(f"{name}: {value}")
     lines += [f"Content-Length: {len(parts.content)}", "Connection: close", "", ""]
     try:
-        return "\r\n".join(lines).encode("latin-1")
+        return "\r\n".join(lines).encode("ascii")
     except UnicodeEncodeError:
-        return None
+        return None  # a key that is not ASCII: the engine reports it
 
 
 def send_ahead(parts: RequestParts) -> bool:

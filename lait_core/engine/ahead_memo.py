@@ -26,6 +26,8 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,8 @@ MAX_TEMPLATE_BYTES = 1 << 20
 """A larger template file is ignored (every file read is bounded)."""
 MAX_HASHED_BYTES = 16 << 20
 """A config file larger than this is never read here (the config loader refuses it anyway)."""
+KEPT = 64
+"""Templates kept (the most recently written)."""
 USER_CONTENT = None
 """The user message's content in a stored body: filled in with the prompt when used."""
 
@@ -52,14 +56,14 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
 def file_identity(path: Path) -> list[object] | None:
     """``[absolute path, size, mtime_ns, sha256]`` of a regular file; None when there is none."""
     try:
-        stat = path.stat()
-        if not path.is_file() or stat.st_size > MAX_HASHED_BYTES:
+        info = path.stat()
+        if not path.is_file() or info.st_size > MAX_HASHED_BYTES:
             return None
         with path.open("rb") as handle:
             digest = hashlib.sha256(handle.read(MAX_HASHED_BYTES + 1)).hexdigest()
     except OSError:
         return None
-    return [os.path.abspath(path), stat.st_size, stat.st_mtime_ns, digest]
+    return [os.path.abspath(path), info.st_size, info.st_mtime_ns, digest]
 
 
 def memo_key(inputs: dict[str, Any]) -> str:
@@ -69,17 +73,38 @@ def memo_key(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def load(key: str) -> dict[str, Any] | None:
-    """The template stored under ``key``; None when there is none or it is unreadable."""
-    path = cache_dir() / f"{key}.json"
+def _private_folder(folder: Path) -> bool:
+    """Whether ``folder`` is this user's and nobody else may write to it."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_TEMPLATE_BYTES + 1)
+        info = folder.stat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
+def load(key: str) -> dict[str, Any] | None:
+    """The template stored under ``key``; None when there is none, it is unreadable, or it is not a
+    regular file of this user's that only this user can read and write, in a folder nobody else can
+    write to (a template decides where a request and its key go)."""
+    folder = cache_dir()
+    if not _private_folder(folder):
+        return None
+    try:
+        fd = os.open(folder / f"{key}.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None
+        data = os.read(fd, MAX_TEMPLATE_BYTES + 1)
         if len(data) > MAX_TEMPLATE_BYTES:
             return None
         template = json.loads(data)
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
     return template if _valid(template) else None
 
 
@@ -119,7 +144,9 @@ def save(key: str, base_url: str, expand: bool, key_kind: str, body: dict[str, A
     folder = cache_dir()
     with contextlib.suppress(OSError):
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+        if not _private_folder(folder):
+            return
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")  # mode 0600
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(template, handle, ensure_ascii=False)
@@ -127,6 +154,26 @@ def save(key: str, base_url: str, expand: bool, key_kind: str, body: dict[str, A
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+        _prune(folder)
+
+
+def _prune(folder: Path) -> None:
+    """Keep the :data:`KEPT` most recently written templates (one is written per distinct set of
+    inputs), and no temporary file a killed writer left an hour ago or more."""
+    entries: list[tuple[float, Path]] = []
+    now = time.time()
+    for path in folder.iterdir():
+        with contextlib.suppress(OSError):
+            modified = path.lstat().st_mtime
+            if path.name.startswith(".tmp-"):
+                if now - modified > 3600:
+                    path.unlink()
+            elif path.suffix == ".json":
+                entries.append((modified, path))
+    entries.sort(reverse=True)
+    for _, path in entries[KEPT:]:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def filled(template: dict[str, Any], user_content: str) -> dict[str, Any]:

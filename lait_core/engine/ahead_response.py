@@ -103,7 +103,11 @@ async def adopt(parts: RequestParts, request: httpx.Request) -> httpx.Response |
     except OSError as exc:
         held.close()
         raise httpx.ReadError(str(exc) or type(exc).__name__, request=request) from None
-    reader = _Reader(stream_reader, writer, parts)
+    try:
+        reader = _Reader(stream_reader, writer, parts)
+    except (h11.LocalProtocolError, UnicodeError, ValueError):  # never written so (ahead.loopback_target)
+        writer.close()
+        return None
     try:
         event = await reader.next_event(request)
         while isinstance(event, h11.InformationalResponse):

@@ -166,6 +166,7 @@ def test_nothing_is_sent_ahead_outside_what_argv_and_the_environment_decide(
     [
         ["--no-config", "--model", "m", "--temperature", "5", "hi"],
         ["--no-config", "--model", "m", "--bogus", "hi"],
+        ["--no-config", "--model", "m", "--max-tokens", "\u0663", "hi"],  # an Arabic-Indic 3: int() takes it
         ["--no-config", "--model", "m", "two", "words"],
     ],
 )
@@ -175,6 +176,15 @@ def test_a_usage_error_sends_nothing(
     run = entry(["--base-url", server.url, *args], tmp_path, env)
     assert run.returncode == 2, run.stderr
     assert server.requests == []
+
+
+def test_a_base_url_httpx_would_encode_is_left_to_httpx(
+    tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    server.push(text("ok"))
+    run = entry(["--no-config", "--base-url", server.url + " ", "--model", "m", "hi"], tmp_path, env)
+    assert (run.returncode, run.stdout) == (0, "ok\n"), run.stderr
+    assert one_request(server, 0).headers["connection"] == "keep-alive"
 
 
 def test_a_subcommand_name_is_never_a_prompt_sent_ahead(

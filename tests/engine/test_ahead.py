@@ -4,13 +4,15 @@ any other answer. Real HTTP on 127.0.0.1 (the scripted server)."""
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lait_core.engine import ahead
+from lait_core.engine import ahead, ahead_memo
 from lait_core.engine.llm import ChatClient
 from lait_core.engine.models import LlmConnectionError, LlmHttpError
 from lait_core.engine.wire import request_parts
@@ -123,8 +125,9 @@ def test_nothing_is_sent_ahead_through_a_proxy_or_when_switched_off(
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     assert not ahead.send_ahead(parts)
     monkeypatch.delenv("HTTP_PROXY")
-    monkeypatch.setenv("LAIT_SEND_AHEAD", "0")
-    assert not ahead.send_ahead(parts)
+    for off in ("0", "false", "OFF", "No"):
+        monkeypatch.setenv("LAIT_SEND_AHEAD", off)
+        assert not ahead.send_ahead(parts)
     assert llm_server.requests == []
 
 
@@ -132,7 +135,11 @@ def test_nothing_is_sent_ahead_through_a_proxy_or_when_switched_off(
     ("url", "target"),
     [
         ("http://127.0.0.1:1234/v1/chat/completions", ("127.0.0.1", 1234, "/v1/chat/completions")),
-        ("http://localhost/v1/chat/completions?x=1", ("localhost", 80, "/v1/chat/completions?x=1")),
+        ("http://localhost/v1/chat/completions", ("localhost", 80, "/v1/chat/completions")),
+        ("http://localhost/v1/chat/completions?key=secret", None),
+        ("http://127.0.0.1:8089/v1 /chat/completions", None),
+        ("http://127.0.0.1:8089/v1/\u00e9/chat/completions", None),
+        ("http://127.0.0.1:8089/v1\t/chat/completions", None),
         ("http://[::1]:8080/chat/completions", ("::1", 8080, "/chat/completions")),
         ("http://127.9.9.9:1/c", ("127.9.9.9", 1, "/c")),
         ("https://127.0.0.1:1234/v1/chat/completions", None),
@@ -147,6 +154,55 @@ def test_only_plain_loopback_urls_are_sent_ahead(url: str, target: tuple[str, in
     assert ahead.loopback_target(url) == target
 
 
-def test_a_header_with_a_line_break_is_never_written(llm_server: ScriptedOpenAIServer) -> None:
+def test_a_header_with_a_line_break_or_not_in_ascii_is_never_written(
+    llm_server: ScriptedOpenAIServer,
+) -> None:
     assert not ahead.send_ahead(request_parts(llm_server.url, "sk\r\nX-Injected: 1", body()))
+    assert not ahead.send_ahead(request_parts(llm_server.url, "sk-\u00e9", body()))
     assert llm_server.requests == []
+
+
+# -- remembered requests (ahead_memo) ---------------------------------------------------------------
+@pytest.fixture
+def memo_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "lait" / "ahead"
+
+
+def test_a_template_is_read_back_only_when_private(memo_dir: Path) -> None:
+    ahead_memo.save("k", "http://127.0.0.1:1/v1", False, "absent", body())
+    template = ahead_memo.load("k")
+    assert template is not None and ahead_memo.filled(template, "new")["messages"][-1]["content"] == "new"
+    path = memo_dir / "k.json"
+    assert path.stat().st_mode & 0o777 == 0o600
+    path.chmod(0o644)  # another user could have written it: it decides where a request and its key go
+    assert ahead_memo.load("k") is None
+    path.chmod(0o600)
+    memo_dir.chmod(0o777)
+    assert ahead_memo.load("k") is None
+    memo_dir.chmod(0o700)
+    assert ahead_memo.load("k") is not None
+
+
+def test_a_template_that_is_not_a_regular_file_is_never_opened_for_long(memo_dir: Path) -> None:
+    memo_dir.mkdir(parents=True, mode=0o700)
+    os.mkfifo(memo_dir / "fifo.json", 0o600)  # nobody writes: a blocking open would wait forever
+    target = memo_dir / "target.json"
+    target.write_text("{}", encoding="utf-8")
+    target.chmod(0o600)
+    (memo_dir / "link.json").symlink_to(target)
+    assert ahead_memo.load("fifo") is None
+    assert ahead_memo.load("link") is None
+
+
+def test_only_the_newest_templates_are_kept(memo_dir: Path) -> None:
+    for number in range(ahead_memo.KEPT + 5):
+        ahead_memo.save(f"k{number}", "http://127.0.0.1:1/v1", False, "absent", body())
+        os.utime(memo_dir / f"k{number}.json", (number, number))
+    stale = memo_dir / ".tmp-left.json"
+    stale.write_text("{", encoding="utf-8")
+    os.utime(stale, (0, 0))
+    ahead_memo.save("last", "http://127.0.0.1:1/v1", False, "absent", body())
+    names = {path.name for path in memo_dir.iterdir()}
+    assert len(names) == ahead_memo.KEPT and "last.json" in names
+    assert "k0.json" not in names and ".tmp-left.json" not in names
