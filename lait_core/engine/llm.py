@@ -349,9 +349,12 @@ class ChatClient:
         add_url_secrets(base_url)
         add_secret(api_key)
         parts = request_parts(base_url, api_key, body)
-        request = self._http(parts.url).build_request(
-            "POST", parts.url, headers=parts.headers, content=parts.content
-        )
+        try:
+            request = self._http(parts.url).build_request(
+                "POST", parts.url, headers=parts.headers, content=parts.content
+            )
+        except httpx.InvalidURL as exc:
+            raise ConfigurationError(f"the base URL '{base_url}' is not a valid URL: {exc}") from None
         return parts, request
 
     async def _send(self, parts: RequestParts, request: httpx.Request) -> httpx.Response:

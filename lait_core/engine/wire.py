@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lait_core import __version__
+from lait_core.engine.models import ConfigurationError
 
 DEFAULT_BASE_URL = "http://localhost:1234/v1"
 """LM Studio's local server: the endpoint when nothing configures one."""
@@ -33,14 +34,25 @@ class RequestParts:
 
 
 def request_parts(base_url: str, api_key: str | None, body: dict[str, Any]) -> RequestParts:
-    """POST ``{base_url}/chat/completions`` with ``body`` as UTF-8 JSON; the bearer token is the key,
+    """(:class:`ConfigurationError` for a key no header can carry, or text that is not UTF-8.)
+
+    POST ``{base_url}/chat/completions`` with ``body`` as UTF-8 JSON; the bearer token is the key,
     or :data:`PLACEHOLDER_KEY` when none resolved; it accepts
     ``text/event-stream`` for a streamed request, else ``application/json``."""
+    if api_key is not None and not (api_key.isascii() and api_key.isprintable()):
+        raise ConfigurationError(
+            "the API key holds characters an HTTP header cannot carry (only printable ASCII can be sent)"
+        )
     headers = {
         "User-Agent": USER_AGENT,
         "Authorization": f"Bearer {api_key or PLACEHOLDER_KEY}",
         "Content-Type": "application/json",
         "Accept": "text/event-stream" if body.get("stream") else "application/json",
     }
-    content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    try:
+        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigurationError(
+            "the request holds text that is not valid UTF-8 (a command-line argument in another encoding?)"
+        ) from None
     return RequestParts(f"{base_url}/chat/completions", headers, content)

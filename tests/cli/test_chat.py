@@ -875,3 +875,21 @@ def test_lait_chat_with_a_prompt_points_to_the_one_shot_form(chat: Lait) -> None
     typo = chat("chat", "--modle", "m")
     assert typo.returncode == 2
     assert "No such option: --modle" in typo.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["caf\udce9"], "the request holds text that is not valid UTF-8"),  # the byte 0xe9 in argv
+        (["--api-key", "sk-\u00e9", "hi"], "the API key holds characters an HTTP header cannot carry"),
+        (["--base-url", "http://127.0.0.1:9/v1\t", "hi"], "is not a valid URL"),
+    ],
+)
+def test_what_no_request_can_carry_is_reported_before_sending(
+    chat: Lait, server: ScriptedOpenAIServer, args: list[str], message: str
+) -> None:
+    run = chat("--no-config", "--base-url", server.url, "--model", "m", *args)
+    assert run.returncode == 1
+    assert run.stderr.startswith("lait: ") and message in run.stderr, run.stderr
+    assert "internal error" not in run.stderr and "sk-\u00e9" not in run.stderr
+    assert server.requests == []

@@ -15,7 +15,7 @@ import pytest
 from lait_core.engine import ahead, ahead_memo
 from lait_core.engine.llm import ChatClient
 from lait_core.engine.models import LlmConnectionError, LlmHttpError
-from lait_core.engine.wire import request_parts
+from lait_core.engine.wire import RequestParts, request_parts
 from tests.engine.conftest import FAST_RETRY
 from tests.peers.openai_server import ScriptedOpenAIServer, drop, error, text
 
@@ -157,8 +157,11 @@ def test_only_plain_loopback_urls_are_sent_ahead(url: str, target: tuple[str, in
 def test_a_header_with_a_line_break_or_not_in_ascii_is_never_written(
     llm_server: ScriptedOpenAIServer,
 ) -> None:
-    assert not ahead.send_ahead(request_parts(llm_server.url, "sk\r\nX-Injected: 1", body()))
-    assert not ahead.send_ahead(request_parts(llm_server.url, "sk-\u00e9", body()))
+    parts = request_parts(llm_server.url, None, body())
+    for value in ("Bearer sk\r\nX-Injected: 1", "Bearer sk-\u00e9"):  # request_parts refuses such keys too
+        assert not ahead.send_ahead(
+            RequestParts(parts.url, {**parts.headers, "Authorization": value}, parts.content)
+        )
     assert llm_server.requests == []
 
 
