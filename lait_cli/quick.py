@@ -27,7 +27,6 @@ pays for.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -81,7 +80,6 @@ class NotQuick(Exception):
 @dataclass(slots=True)
 class QuickChat:
     prompt: str | None = None
-    dashdash: bool = False
     values: dict[str, str] = field(default_factory=dict)
     flags: set[str] = field(default_factory=set)
 
@@ -90,13 +88,14 @@ def parse(argv: list[str]) -> QuickChat:
     """argv as a chat, or :class:`NotQuick`."""
     chat = QuickChat()
     positionals: list[tuple[str, bool]] = []  # (argument, whether it came after "--")
+    dashdash = False
     rest = iter(argv)
     for arg in rest:
-        if chat.dashdash or arg == "-" or not arg.startswith("-"):
-            positionals.append((arg, chat.dashdash))
+        if dashdash or arg == "-" or not arg.startswith("-"):
+            positionals.append((arg, dashdash))
             continue
         if arg == "--":
-            chat.dashdash = True
+            dashdash = True
             continue
         name, eq, inline = arg.partition("=")
         if name in VALUE_OPTIONS:
@@ -277,32 +276,12 @@ def _remembered_request(chat: QuickChat, files: list[Path]) -> Request:
 
 
 def remember(settings: LlmSettings, response_cache: bool) -> None:
-    """After a successful chat in a project with a config file: store its first request as the
-    template for the next chat with the same inputs, unless something besides those inputs could
-    change it (tools, MCP servers, subagents or skills; the response cache; fallback endpoints; a key
-    from the config) or it was already answered from a request sent ahead. Never raises."""
-    try:
-        from lait_core.engine import ahead, ahead_memo
+    """After a successful chat: its first request becomes the template for the next chat with this
+    chat's inputs, when a config file is in effect (:func:`lait_core.engine.ahead_memo.remember`)."""
+    if _pending is not None:
+        from lait_core.engine.ahead_memo import remember as store
 
-        sent = ahead.first_sent()
-        if _pending is None or sent is None or sent[1]:
-            return
-        parts = sent[0]
-        model = settings.model
-        if settings.uses_tools or settings.skills or response_cache or len(model.endpoints) != 1:
-            return
-        endpoint = model.endpoints[0]
-        if endpoint.embedded or endpoint.key.kind not in ("override", "absent"):
-            return
-        if ahead.loopback_target(parts.url) is None or parts.url != f"{endpoint.base_url()}/chat/completions":
-            return
-        body = json.loads(parts.content)
-        if isinstance(body, dict):
-            ahead_memo.save(
-                _pending, endpoint.raw_base_url, endpoint.expand_base_url, endpoint.key.kind, body
-            )
-    except Exception:  # only ever an optimisation for the next chat
-        return
+        store(_pending, settings, response_cache)
 
 
 def send_ahead_if_chat(argv: list[str]) -> bool:

@@ -317,7 +317,7 @@ START_LOCAL = "start the local model server (LM Studio: `lms server start`) or u
 
 
 def provider_checks(use: ModelUse, probe: Probe, timeout: float) -> list[Check]:
-    from lait_core.engine.resolve import is_loopback
+    from lait_core.engine.wire import is_loopback
 
     url = use.base_url
     local = is_loopback(url)

@@ -20,7 +20,6 @@ Standard library only.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
 import socket
 import string
@@ -28,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from lait_core.engine.wire import RequestParts
+from lait_core.engine.wire import RequestParts, is_loopback
 
 CONNECT_TIMEOUT = 0.5
 """Seconds to connect to a loopback address (refused at once when nothing listens)."""
@@ -75,12 +74,8 @@ def loopback_target(url: str) -> tuple[str, int, str] | None:
         return None  # a query may hold a credential (a template would keep it); none on local servers
     if not set(url) <= URL_CHARACTERS:
         return None  # httpx would percent-encode it: the bytes written here would not be httpx's
-    if host != "localhost":
-        try:
-            if not ipaddress.ip_address(host).is_loopback:
-                return None
-        except ValueError:
-            return None
+    if not is_loopback(url):
+        return None
     return host, port, split.path or "/"
 
 

@@ -30,9 +30,12 @@ import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lait_core import __version__
+
+if TYPE_CHECKING:
+    from lait_core.engine.settings import LlmSettings
 
 MAX_TEMPLATE_BYTES = 1 << 20
 """A larger template file is ignored (every file read is bounded)."""
@@ -183,3 +186,30 @@ def filled(template: dict[str, Any], user_content: str) -> dict[str, Any]:
     messages[-1]["content"] = user_content
     body["messages"] = messages
     return body
+
+
+def remember(key: str, settings: LlmSettings, response_cache: bool) -> None:
+    """Store the process's first request (:func:`lait_core.engine.ahead.first_sent`) under ``key``,
+    unless something besides the inputs ``key`` names could change it (tools, MCP servers,
+    subagents or skills; the response cache; fallback endpoints; a key from the config; an endpoint
+    not sent ahead to) or it was already answered from a request sent ahead. Never raises."""
+    from lait_core.engine import ahead
+
+    try:
+        sent = ahead.first_sent()
+        if sent is None or sent[1]:
+            return
+        parts = sent[0]
+        model = settings.model
+        if settings.uses_tools or settings.skills or response_cache or len(model.endpoints) != 1:
+            return
+        endpoint = model.endpoints[0]
+        if endpoint.embedded or endpoint.key.kind not in ("override", "absent"):
+            return
+        if ahead.loopback_target(parts.url) is None or parts.url != f"{endpoint.base_url()}/chat/completions":
+            return
+        body = json.loads(parts.content)
+        if isinstance(body, dict):
+            save(key, endpoint.raw_base_url, endpoint.expand_base_url, endpoint.key.kind, body)
+    except Exception:  # only ever an optimisation for the next chat
+        return

@@ -39,8 +39,8 @@ from lait_core.engine.models import (
     ToolCall,
     Usage,
 )
-from lait_core.engine.resolve import Endpoint, KeyResolver, ResolvedModel, is_loopback
-from lait_core.engine.wire import RequestParts, request_parts
+from lait_core.engine.resolve import Endpoint, KeyResolver, ResolvedModel
+from lait_core.engine.wire import RequestParts, is_loopback, request_parts
 from lait_core.httpx_import import httpx
 
 REQUEST_TIMEOUT = 300.0

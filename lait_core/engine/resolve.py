@@ -380,20 +380,6 @@ class KeyResolver:
         return text
 
 
-def is_loopback(url: str) -> bool:
-    """Whether ``url`` names this machine (``localhost`` or a loopback address)."""
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def strip_one_line_ending(text: str) -> str:
     """Remove exactly one trailing ``\\n`` or ``\\r\\n``."""
     if text.endswith("\r\n"):

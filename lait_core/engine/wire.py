@@ -8,9 +8,11 @@ Standard library only: the send-ahead path imports this module at start-up.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from lait_core import __version__
 from lait_core.engine.models import ConfigurationError
@@ -56,3 +58,14 @@ def request_parts(base_url: str, api_key: str | None, body: dict[str, Any]) -> R
             "the request holds text that is not valid UTF-8 (a command-line argument in another encoding?)"
         ) from None
     return RequestParts(f"{base_url}/chat/completions", headers, content)
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` names this machine (``localhost`` or a loopback address)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -159,7 +159,7 @@ async def test_unreachable_default_endpoint_says_how_to_get_a_model() -> None:
 
 def test_only_loopback_addresses_get_the_local_hint() -> None:
     """Which configured addresses count as "this machine" (no request is made here)."""
-    from lait_core.engine.resolve import is_loopback
+    from lait_core.engine.wire import is_loopback
 
     for url in (
         "http://localhost:1234/v1",
