@@ -1,4 +1,4 @@
-"""`lait rule CODE` / `lait rule --all`"""
+"""`lait rule CODE` / `lait rule --all` / `lait rule --all --format markdown` (docs/rules.md)"""
 
 from __future__ import annotations
 
@@ -17,10 +17,29 @@ def register(app: typer.Typer) -> None:
 def rule(
     code: Annotated[str | None, typer.Argument(help="A rule code such as LAIT303, or its name.")] = None,
     all_: Annotated[bool, typer.Option("--all", help="List every rule.")] = False,
+    format_: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="text|markdown",
+            help="With --all: 'markdown' prints every rule's doc as one page (docs/rules.md).",
+        ),
+    ] = "text",
 ) -> None:
     from lait_core.lint.registry import all_rules, get_rule
 
+    if format_ not in ("text", "markdown"):
+        raise fail(f"--format must be 'text' or 'markdown', not '{format_}'", 2)
     rules = all_rules()
+    if format_ == "markdown":
+        if code is not None:
+            raise fail(
+                "--format markdown lists every rule; leave out CODE (`lait rule CODE` is Markdown already)", 2
+            )
+        from lait_core.lint.rule_catalogue import markdown_catalogue
+
+        sys.stdout.write(markdown_catalogue(rules))
+        return
     if all_ or code is None:
         width = max(len(r.name) for r in rules)
         for r in rules:

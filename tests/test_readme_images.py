@@ -1,5 +1,5 @@
-"""Every picture the READMEs show exists in the repository (docs/images/ is written by the VS Code
-end-to-end tests with LAIT_UPDATE_IMAGES=1)."""
+"""Every picture the READMEs and docs/ pages show exists in the repository (docs/images/ is written by
+the VS Code end-to-end tests with LAIT_UPDATE_IMAGES=1)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-READMES = [ROOT / "README.md", ROOT / "editors" / "vscode" / "README.md"]
+READMES = [
+    ROOT / "README.md",
+    ROOT / "editors" / "vscode" / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+]
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)[^)]*\)|<img\s[^>]*src=\"([^\"]+)\"")
 
 
@@ -27,9 +31,14 @@ def test_every_image_a_readme_names_exists(readme: Path) -> None:
     assert missing == [], f"{readme.relative_to(ROOT)} shows images that do not exist: {missing}"
 
 
-def test_the_editor_section_shows_the_vscode_pictures() -> None:
-    shown = images(ROOT / "README.md")
-    assert {"docs/images/vscode-quick-fix.png", "docs/images/vscode-approval.png"} <= set(shown)
+def test_the_editor_pages_show_the_vscode_pictures() -> None:
+    assert "docs/images/vscode-approval.png" in images(ROOT / "README.md")
+    shown = set(images(ROOT / "docs" / "editors.md"))
+    assert {
+        "images/vscode-quick-fix.png",
+        "images/vscode-approval.png",
+        "images/vscode-run-view.png",
+    } <= shown
 
 
 def test_the_check_finds_a_missing_image(tmp_path: Path) -> None:

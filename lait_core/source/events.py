@@ -4,7 +4,7 @@ tree-sitter-yaml cannot take whole.
 tree-sitter-yaml 0.7.2 stops fitting a text after about 32,768 lines with content (a limit of its
 scanner), so :func:`lait_core.source.yaml.parse_yaml` reads a text that long with this composer, the one
 lait used before: same tree, same diagnostics, but libyaml 0.1.7's YAML 1.1 syntax (it rejects a few
-valid YAML 1.2 documents and accepts a few invalid ones; see README "Decisions"). Scalars, tags,
+valid YAML 1.2 documents and accepts a few invalid ones; see docs/decisions.md). Scalars, tags,
 anchors, aliases and the key and document diagnostics go through the same code as the tree-sitter
 reader's (:class:`lait_core.source.yaml._Document`); only the walk over the events is here.
 """

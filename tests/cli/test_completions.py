@@ -177,7 +177,7 @@ def test_zsh_completion_in_a_real_zsh(lait: Lait, shell_env: dict[str, str]) -> 
 
 def test_powershell_gets_a_script(lait: Lait) -> None:
     """Not executed: PowerShell is neither a Debian package nor on PyPI/npm without a download of
-    its own, so no test machine has it (see README "Decisions")."""
+    its own, so no test machine has it (see docs/cli.md)."""
     run = lait("completions", "powershell")
     assert run.returncode == 0
     assert "Register-ArgumentCompleter -Native -CommandName lait" in run.stdout

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("LAIT_TEST_ARTIFACTS") or ROOT / ".artifacts")
 """Where failing end-to-end tests leave their screenshots (`.artifacts/` is ignored by git)."""
 IMAGES = ROOT / "docs" / "images"
-"""The README's pictures, taken by the end-to-end tests when LAIT_UPDATE_IMAGES=1."""
+"""The pictures of the README and docs/editors.md, taken by the end-to-end tests when LAIT_UPDATE_IMAGES=1."""
 PEER = ROOT / "tests" / "peers" / "code-server"
 CODE_SERVER_VERSION: str = json.loads((PEER / "package.json").read_text(encoding="utf-8"))["dependencies"][
     "code-server"
@@ -294,7 +294,7 @@ class Workbench:
         self.page.screenshot(path=str(path))
 
     def picture(self, name: str) -> None:
-        """With LAIT_UPDATE_IMAGES=1, the screen as docs/images/<name>.png (shown in the README)."""
+        """With LAIT_UPDATE_IMAGES=1, the screen as docs/images/<name>.png (shown in the README and docs/editors.md)."""
         if os.environ.get("LAIT_UPDATE_IMAGES") == "1":
             self.screenshot(IMAGES / f"{name}.png")
 

@@ -1,5 +1,5 @@
-"""The example project (examples/) runs end to end, as the README shows it, against the scripted
-OpenAI-compatible server: `lait run triage` (Structured Outputs, an `ask` answered by its default, a
+"""The example project (examples/) runs end to end, as the README and docs/workflows.md show it,
+against the scripted OpenAI-compatible server: `lait run triage` (Structured Outputs, an `ask` answered by its default, a
 switch into the reviewer agent that calls the notes MCP server and the grep shell tool, a skill in
 the system prompt), `lait run release` (concurrent for_each over an agent, parallel `run:` steps, an
 inline agent, an until loop with break, a file written, a skipped child workflow), `lait agent run`

@@ -1,6 +1,6 @@
 """Which values lait remembers as secrets (lait_core.redact): a remembered value is masked in every
 later text of the process, and lait-ls lives for a whole editing session, so short values and URL
-query values that are not credentials are not remembered (README "Decisions")."""
+query values that are not credentials are not remembered (docs/decisions.md, "Secrets")."""
 
 from __future__ import annotations
 
