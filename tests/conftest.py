@@ -18,11 +18,61 @@ SHARED_RESOURCES = {
 """Session fixtures whose users must all run in one xdist worker: fixture name -> group name."""
 
 
+PEER_FAMILIES = ("vscode", "neovim", "emacs", "llm", "conformance", "mcp_peers", "phoenix", "shells")
+"""Markers of the tests that need a peer beyond the ``[test]`` extra (``.ci/install-test-peers``);
+each such test also gets ``peers``, so ``pytest -m "not peers"`` runs anywhere. Registered in
+pyproject.toml; documented in CONTRIBUTING.md."""
+
+PEER_PATHS = {
+    "tests/editors/test_vscode": "vscode",
+    "tests/editors/test_neovim": "neovim",
+    "tests/editors/test_emacs.py": "emacs",
+    "tests/llm/": "llm",
+    "tests/conformance/": "conformance",
+    "tests/serve/test_serve_peers.py": "conformance",
+    "tests/lsp/test_run_signin.py": "conformance",
+    "tests/mcp_everything/": "mcp_peers",
+    "tests/records/test_phoenix.py": "phoenix",
+}
+"""Node-id prefix -> the peer family of every test below it."""
+
+PEER_FIXTURES = {"real_llm": "llm"}
+"""Fixture -> the peer family of every test that uses it (the real model's server). Other tests
+mark themselves (``@pytest.mark.conformance``)."""
+
+
+def peer_family(item: pytest.Item) -> str | None:
+    for name in PEER_FAMILIES:
+        if item.get_closest_marker(name) is not None:
+            return name
+    for prefix, name in PEER_PATHS.items():
+        if item.nodeid.startswith(prefix):
+            return name
+    for fixture, name in PEER_FIXTURES.items():
+        if fixture in getattr(item, "fixturenames", ()):
+            return name
+    return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Fail when the markers above and pyproject.toml's drift apart (an unregistered marker is only
+    a warning)."""
+    registered = {line.split(":", 1)[0].strip() for line in config.getini("markers")}
+    missing = {"peers", *PEER_FAMILIES} - registered
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py marks {sorted(missing)}: register them in pyproject.toml")
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the groups into node-id suffixes
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test module that uses a fixture of ``SHARED_RESOURCES`` joins that resource's group
-    (all its tests, so the module still runs whole in one worker). Without xdist the marks do
-    nothing."""
+    """Every test that needs a peer gets its family's marker and ``peers``. Every test module that
+    uses a fixture of ``SHARED_RESOURCES`` joins that resource's group (all its tests, so the
+    module still runs whole in one worker). Without xdist the group marks do nothing."""
+    for item in items:
+        family = peer_family(item)
+        if family is not None:
+            item.add_marker(getattr(pytest.mark, family))
+            item.add_marker(pytest.mark.peers)
     groups: dict[str, str] = {}
     for item in items:
         for fixture, group in SHARED_RESOURCES.items():

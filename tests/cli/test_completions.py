@@ -119,6 +119,7 @@ def _check(outputs: list[set[str]]) -> None:
         assert not (must_not & got), (words, got)
 
 
+@pytest.mark.shells
 def test_fish_completion_in_a_real_fish(lait: Lait, shell_env: dict[str, str]) -> None:
     """fish's own completion engine (`complete -C LINE`) with the generated script loaded."""
     fish = _shell("fish")
@@ -141,6 +142,7 @@ def test_fish_completion_in_a_real_fish(lait: Lait, shell_env: dict[str, str]) -
     _check([{line.split("\t")[0] for line in out.splitlines() if line} for out in outputs])
 
 
+@pytest.mark.shells
 def test_zsh_completion_in_a_real_zsh(lait: Lait, shell_env: dict[str, str]) -> None:
     """An interactive zsh (no rc files) with compinit and the generated script: each case is typed
     and listed with Ctrl-D (zsh's list-choices), the listing read from the terminal."""

@@ -168,6 +168,7 @@ def marker() -> str:
     return uuid.uuid4().hex
 
 
+@pytest.mark.mcp_peers  # npm server-everything
 def test_tools_text(lait: Lait, everything: dict[str, Any], marker: str) -> None:
     write_config(lait, {"everything": everything})
     run = lait("mcp", "tools", "everything", timeout=60)
@@ -189,6 +190,7 @@ def test_tools_text(lait: Lait, everything: dict[str, Any], marker: str) -> None
     assert running_with_marker(marker) == []
 
 
+@pytest.mark.mcp_peers  # npm server-everything
 def test_tools_json_is_what_the_model_is_sent(lait: Lait, everything: dict[str, Any]) -> None:
     write_config(lait, {"everything": {**everything, "allowed_tools": ["get-sum"]}})
     run = lait("mcp", "tools", "everything", "--json", timeout=60)

@@ -61,6 +61,7 @@ def login(lait: Lait, name: str) -> tuple[Run, str]:
     return Run(("mcp", "login", name), code, stdout, "".join(lines)), url
 
 
+@pytest.mark.conformance  # the MCP conformance suite's authorization server
 def test_login_step_up_headless_and_logout(lait: Lait, tmp_path: Path) -> None:
     marker = uuid.uuid4().hex
     data = tmp_path / "data"
@@ -150,6 +151,7 @@ def test_login_refuses_stdio_and_unknown_servers(lait: Lait) -> None:
     assert run.returncode == 1 and "unknown MCP server 'nope'" in run.stderr
 
 
+@pytest.mark.conformance  # the MCP conformance suite's authorization server
 def test_ctrl_c_cancels_a_waiting_login(lait: Lait, tmp_path: Path) -> None:
     marker = uuid.uuid4().hex
     lait.env.update({"XDG_DATA_HOME": str(tmp_path / "data"), "LAIT_TEST_MARKER": marker})
