@@ -1,4 +1,4 @@
-"""`lait agent run FILE|NAME [INPUT]` and `lait agent list` (spec workflow-and-agent 3.2).
+"""`lait agent run FILE|NAME [INPUT]` and `lait agent list` (docs/workflows.md).
 
 FILE is a path, else a name under ``agents:`` in lait.config.yml (an existing file wins, with a
 note). INPUT follows the stdin rules of PROMPT and is parsed as JSON when it parses; it is checked

@@ -1,4 +1,4 @@
-"""`lait [OPTIONS] [PROMPT]`: single-shot chat (spec tools-mcp-cli 1.3).
+"""`lait [OPTIONS] [PROMPT]`: single-shot chat (docs/cli.md).
 
 Dispatch (:func:`lait_cli.commands.select`): when the first positional argument is a subcommand
 name, the subcommand tree runs (a chat option before the subcommand is a usage error); otherwise
@@ -8,7 +8,7 @@ prompt "lint") are chats.
 
 A chat run: read the prompt (PROMPT, ``-``, piped stdin), load the config, attach ``--file`` and
 ``--image``, resolve the model and sampling, then run the engine's tool loop (the fast path when no
-tools are offered) under the Ctrl-C protocol and print the answer. Exit codes follow spec 1.6: 2
+tools are offered) under the Ctrl-C protocol and print the answer. Exit codes follow docs/cli.md: 2
 usage, 3 config files, 4 model API errors, 5 interruptions without SIGINT, 130 after SIGINT, 1
 anything else, always reported as ``lait: <message>``.
 
@@ -697,7 +697,7 @@ def execute(o: ChatOptions) -> int:
     if o.prompt is None and o.prompt_name is None and stdin_is_tty():
         from lait_cli.repl import run_repl
 
-        return run_repl(o)  # no PROMPT on a terminal: the REPL (spec 1.3)
+        return run_repl(o)  # no PROMPT on a terminal: the REPL (docs/cli.md)
     # before the config and any request: an answer that cannot be written is not asked for
     check_output_path(o.output_file, "the answer")
     if o.prompt_name is not None:

@@ -1,4 +1,4 @@
-"""`lait chat`: the REPL (spec tools-mcp-cli 1.4) with the shared chat options only (declared in
+"""`lait chat`: the REPL (docs/cli.md) with the shared chat options only (declared in
 :mod:`lait_cli.options`, turned into :class:`~lait_cli.chat.ChatOptions` by the same builder as
 ``lait [PROMPT]``); the REPL itself is :mod:`lait_cli.repl` (imported when it starts). Bare
 ``lait`` with no PROMPT on a terminal starts the same REPL through the chat command."""

@@ -1,5 +1,5 @@
 """The names of lait's subcommands, without importing any of them or typer: the reference's names
-(spec tools-mcp-cli 1.4) and this version's command table. :mod:`lait_cli.lazy` builds the click
+(docs/cli.md) and this version's command table. :mod:`lait_cli.lazy` builds the click
 group from the table; :mod:`lait_cli.commands` and the send-ahead path (:mod:`lait_cli.quick`) use the
 names to tell a subcommand from a chat's prompt.
 
@@ -37,7 +37,7 @@ REFERENCE_COMMANDS: tuple[str, ...] = (
     "serve",
     "decide",
 )
-"""Every subcommand of the reference (spec tools-mcp-cli 1.4), in its table's order."""
+"""Every subcommand of the reference (docs/cli.md), in its table's order."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The command table and how an argument list reaches a command (spec tools-mcp-cli 1.1, 1.2, 1.4).
+"""The command table and how an argument list reaches a command (docs/cli.md).
 
 - :data:`REFERENCE_COMMANDS` is the one list of the reference's subcommand names. A first
   positional argument that names one of them is that subcommand, never a prompt. A name with no
@@ -43,7 +43,7 @@ GLOBAL_OPTIONS: dict[str, int] = {
     "--cache": 0,
     "--no-cache": 0,
 }
-"""The global options of spec 1.2 (``--help`` and ``--version`` aside) -> how many values each takes.
+"""The global options (docs/cli.md; ``--help`` and ``--version`` aside) -> how many values each takes.
 The root callback in ``main.py`` declares them (and stores them in ``GLOBALS``)."""
 
 CONFLICTS: tuple[tuple[str, str], ...] = (("config", "no_config"), ("cache", "no_cache"))
@@ -240,7 +240,7 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
     (also for ``--version`` and a bare ``lait`` on a terminal) with global options hoisted in front
     of the subcommand, else bare chat (whose command has every global option itself).
 
-    Exits with 2 when a chat option precedes a subcommand (spec 1.1).
+    Exits with 2 when a chat option precedes a subcommand (docs/cli.md).
     """
     from lait_cli.chat import CHAT_VALUE_OPTIONS, chat_app
     from lait_cli.command_table import command_names

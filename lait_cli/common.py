@@ -14,7 +14,7 @@ from lait_core import __version__
 
 
 class Globals:
-    """The global options (spec tools-mcp-cli 1.2), given before or after the subcommand
+    """The global options (docs/cli.md), given before or after the subcommand
     (``lait_cli.commands`` adds them to every command)."""
 
     config: Path | None = None

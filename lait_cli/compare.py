@@ -1,6 +1,5 @@
-"""`lait compare --model A --model B [...] [PROMPT]` (spec tools-mcp-cli 1.4, workflow-and-agent
-4.2): the same prompt to each model at once; time, usage, cost and answer side by side. On a
-terminal a table (rich); otherwise (or with ``--json`` / ``--markdown``) text. One failure does not
+"""`lait compare --model A --model B [...] [PROMPT]` (docs/cli.md): the same prompt to each
+model at once; time, usage, cost and answer side by side. On a terminal a table (rich); otherwise (or with ``--json`` / ``--markdown``) text. One failure does not
 hide the others; any failure exits non-zero (by the error's type, as chat: 4 for a model API error).
 """
 

@@ -1,4 +1,4 @@
-"""How a failed run ends (spec tools-mcp-cli 1.6): the exit code by the error *types* in the cause
+"""How a failed run ends (docs/cli.md): the exit code by the error *types* in the cause
 chain, never by message text, and the one-line ``lait: <error chain>`` message. Shared by chat,
 ``lait run`` and ``lait agent run``.
 
@@ -29,7 +29,7 @@ def error_message(exc: BaseException) -> str:
 
 
 def classify_chain(exc: BaseException, sigint: bool) -> tuple[int, str]:
-    """Exit code and message of a failed run (spec tools-mcp-cli 1.6), by the types in the cause
+    """Exit code and message of a failed run (docs/cli.md), by the types in the cause
     chain: 130 after SIGINT, 3 a workflow, agent or skill file that does not validate, 4 a model API error, 5 a
     ``timeout:`` or a cancellation, 1 any other engine error. Other exceptions are re-raised."""
     import asyncio

@@ -1,8 +1,8 @@
 """`lait eval FILE`: run an eval file's cases ``--repeat N`` times against the live model and
-report each case's pass rate (spec tools-mcp-cli 7.7). The work is in ``lait_core.testing.eval``;
+report each case's pass rate (docs/testing.md). The work is in ``lait_core.testing.eval``;
 this layer parses options, shows progress on stderr (a rich progress bar on a terminal, else one
 plain line per finished case), prints the report to stdout and exits 1 when a case is below 100%
-or the eval file cannot be read (spec tools-mcp-cli 1.6: a general error, as for `lait test`, `lait
+or the eval file cannot be read (docs/cli.md: a general error, as for `lait test`, `lait
 run`), 2 for a bad option, 3 for an eval file that does not validate."""
 
 from __future__ import annotations

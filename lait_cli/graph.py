@@ -1,5 +1,5 @@
-"""`lait graph FILE|NAME [--format mermaid|dot]`: print a workflow's control-flow graph (spec
-workflow-and-agent 1.12). The file is validated first (errors exit 3, located); child workflows are
+"""`lait graph FILE|NAME [--format mermaid|dot]`: print a workflow's control-flow graph
+(docs/workflows.md). The file is validated first (errors exit 3, located); child workflows are
 not expanded."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`lait history [list] / show N / search Q` (tools-mcp-cli spec 7.4); the logic is in
+"""`lait history [list] / show N / search Q` (docs/workflows.md); the logic is in
 ``lait_core.engine.records.history``. Filters (``--kind``, ``--model``, ``--since``, ``--limit``)
 may be given before or after the subcommand; the subcommand's own win."""
 

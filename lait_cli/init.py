@@ -1,4 +1,4 @@
-"""`lait init [workflow|agent] [PATH]`: write a starter file (spec tools-mcp-cli 1.4).
+"""`lait init [workflow|agent] [PATH]`: write a starter file (docs/cli.md).
 
 No kind: ``lait.config.yml`` in the current directory. ``workflow``/``agent``: a commented
 ``workflow.yml``/``agent.md`` (or PATH). An existing file is never overwritten (exit 1). PATH

@@ -1,4 +1,4 @@
-"""`lait man [--dir DIR]`: roff man pages (spec tools-mcp-cli 1.4) — ``lait.1`` for bare chat and
+"""`lait man [--dir DIR]`: roff man pages (docs/cli.md) — ``lait.1`` for bare chat and
 the list of commands, ``lait-run.1``, ``lait-agent-run.1`` and so on for every visible command —
 written from the same command tree ``--help`` prints, so they never drift from it."""
 

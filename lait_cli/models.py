@@ -1,4 +1,4 @@
-"""`lait models [--remote] [--json]` (spec tools-mcp-cli 1.4).
+"""`lait models [--remote] [--json]` (docs/cli.md).
 
 Without ``--remote``: the model aliases of the config in use, one per line as ``* alias  model_id
 endpoint`` (``*`` marks ``default.model``; fallbacks follow as ``then ...``), plus the built-in

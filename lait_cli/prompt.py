@@ -1,6 +1,5 @@
-"""`lait prompt list` and `lait prompt run NAME [INPUT]`: the config's named prompts (spec
-workflow-and-agent 4.5). ``run`` is chat with ``-p NAME``: the model comes from
-``prompts.NAME.model``, then ``default.model`` (no ``--model``); ``--var`` overrides ``vars:``."""
+"""`lait prompt list` and `lait prompt run NAME [INPUT]`: the config's named prompts
+(docs/cli.md). ``run`` is chat with ``-p NAME``: the model comes from ``prompts.NAME.model``, then ``default.model`` (no ``--model``); ``--var`` overrides ``vars:``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The chat REPL: `lait chat`, and bare `lait` with no PROMPT on a terminal (spec tools-mcp-cli 1.3,
-1.4; issue 17 item 2). Built on prompt_toolkit; imported only when a REPL starts.
+"""The chat REPL: `lait chat`, and bare `lait` with no PROMPT on a terminal (docs/cli.md).
+Built on prompt_toolkit; imported only when a REPL starts.
 
 - Each turn goes through the engine's tool loop with the chat options (tools, MCP servers and
   subagents included) and the earlier turns as history; the answer streams to the terminal, or with

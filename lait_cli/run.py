@@ -1,4 +1,4 @@
-"""`lait run FILE|NAME [PROMPT]`: run a workflow (spec workflow-and-agent 1.1, 1.9, 1.12).
+"""`lait run FILE|NAME [PROMPT]`: run a workflow (docs/workflows.md).
 
 FILE is a path, else a name under ``workflows:`` in lait.config.yml (an existing file wins, with a
 note). The whole file is validated first: a file with errors prints them as

@@ -1,4 +1,4 @@
-"""`lait serve --mcp`: the project's agents and workflows as MCP tools (spec 6, issue 15).
+"""`lait serve --mcp`: the project's agents and workflows as MCP tools (docs/mcp.md, issue 15).
 
 A thin layer over :mod:`lait_core.serve`: options, the config, errors as ``lait: <message>``.
 Top-level imports are typer and the standard library only.
@@ -111,7 +111,7 @@ def serve(
 
     from lait_core.engine.records.session import RecordsRequest, RecordsSetupError, open_records
 
-    # spec 6: --cache/--record/--replay apply to every call; nothing goes to `lait history`
+    # docs/mcp.md: --cache/--record/--replay apply to every call; nothing goes to `lait history`
     wanted = RecordsRequest(
         record, replay, None, common.cache, False, Path.cwd(), "lait serve --mcp --record DIR"
     )

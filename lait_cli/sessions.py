@@ -1,5 +1,5 @@
 """`lait sessions list|show NAME|delete NAME`: the saved conversations in ``.lait/sessions/``
-(spec tools-mcp-cli 1.4, 7.5; the storage is :mod:`lait_core.sessions`)."""
+(docs/cli.md; the storage is :mod:`lait_core.sessions`)."""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ class DashWithoutInput(StdinError):
 
 
 def prompt_text(argument: str | None) -> str | None:
-    """PROMPT/INPUT after the stdin rules (spec 1.1): ``-`` reads stdin only; piped stdin is read
+    """PROMPT/INPUT after the stdin rules (docs/cli.md): ``-`` reads stdin only; piped stdin is read
     too and appended as ``"{PROMPT}\\n\\n{piped}"``; whitespace-only piped text counts as absent.
     None when there is neither. Raises :class:`StdinError` (:class:`DashWithoutInput` for ``-``)."""
     piped = piped_text() if argument == "-" or not stdin_is_tty() else None

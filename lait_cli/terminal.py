@@ -3,7 +3,7 @@ and the ``-o`` output file of streamed answers.
 
 * :class:`ChatTerminal` adapts the engine's :class:`TerminalInteraction` (prompts on stderr, answers
   from stdin, streamed text to stdout): ``--quiet`` drops notes, ``-v`` adds debug lines.
-* :func:`run_interruptible` runs a coroutine under the Ctrl-C protocol of spec 2.13: the first
+* :func:`run_interruptible` runs a coroutine under the Ctrl-C protocol of docs/cli.md: the first
   SIGINT prints a note and cancels the run (HTTP requests, streams, tool process trees, pending
   prompts); the second exits at once with 130 after killing the process groups of the tools
   spawned so far.

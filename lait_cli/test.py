@@ -1,7 +1,7 @@
-"""`lait test PATH...`: run test files against their cassettes and check their assertions (spec
-tools-mcp-cli 7.6). The work is in ``lait_core.testing``; this layer parses options, prints the
+"""`lait test PATH...`: run test files against their cassettes and check their assertions
+(docs/testing.md). The work is in ``lait_core.testing``; this layer parses options, prints the
 text or JSON report to stdout and exits 1 when anything failed or a named target is missing, a
-symbolic link or a special file (spec tools-mcp-cli 1.6: a general error, not a usage error; as
+symbolic link or a special file (docs/cli.md: a general error, not a usage error; as
 `lait eval` for a missing file), 2 for a bad option."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`lait trace show FILE` and `lait trace export FILE --otlp URL` (tools-mcp-cli spec 7.3); the
+"""`lait trace show FILE` and `lait trace export FILE --otlp URL` (docs/workflows.md); the
 logic is in ``lait_core.engine.records.trace`` and ``.otlp``."""
 
 from __future__ import annotations

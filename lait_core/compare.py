@@ -1,5 +1,5 @@
-"""``lait compare`` results (spec workflow-and-agent 4.2): one :class:`Outcome` per model, and the
-three ways to print them — the spec's plain blocks, a Markdown report, and JSON."""
+"""``lait compare`` results (docs/cli.md): one :class:`Outcome` per model, and the
+three ways to print them — the original lait's plain blocks, a Markdown report, and JSON."""
 
 from __future__ import annotations
 

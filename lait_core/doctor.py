@@ -1,4 +1,4 @@
-"""``lait doctor``: is this setup ready to run? (spec tools-mcp-cli 1.4, 3.8; config-and-lint 1.8)
+"""``lait doctor``: is this setup ready to run? (docs/cli.md, docs/mcp.md, docs/config.md)
 
 Every check ends as OK, WARN or NG with a message, and a fix for every WARN and NG:
 
@@ -123,7 +123,7 @@ def config_checks(loaded: LoadedConfig, explicit: Path | None, disabled: bool) -
 
 # -- ${VAR} ----------------------------------------------------------------------------------------
 def expanding_values(config: Config) -> Iterator[tuple[str, str]]:
-    """(where, value) for every config value that ``${VAR}``-expands (config-and-lint 1.8)."""
+    """(where, value) for every config value that ``${VAR}``-expands (docs/config.md)."""
     if config.base_url is not None:
         yield "base_url", config.base_url
     if config.api_key is not None:

@@ -1,4 +1,4 @@
-"""Named prompts (``prompts:`` in lait.config.yml; spec workflow-and-agent 4.5): look one up,
+"""Named prompts (``prompts:`` in lait.config.yml; docs/cli.md): look one up,
 merge its ``vars:`` with ``--var KEY=VALUE`` options (the last occurrence wins; values are strings),
 and render its template with ``input``, ``vars`` and an empty ``steps``."""
 

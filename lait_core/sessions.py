@@ -1,4 +1,4 @@
-"""Saved conversations: ``.lait/sessions/<NAME>.jsonl`` (spec tools-mcp-cli 1.3, 7.5).
+"""Saved conversations: ``.lait/sessions/<NAME>.jsonl`` (docs/cli.md).
 
 One message per line (``{"role", "content"}``); the stored turns go between the system prompt and
 the new user message; a turn (the user message and the reply) is appended only after it succeeded;

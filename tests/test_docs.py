@@ -115,6 +115,26 @@ def test_every_cited_docs_page_exists() -> None:
     assert missing == {}, f"cited docs/ pages that do not exist: {missing}"
 
 
+SPEC_CITATION = re.compile(
+    r"\b(?:tools-mcp-cli|workflow-and-agent|config-and-lint)\b|\bspec (?:section )?[1-8](?:\.\d+)?(?![\d-])"
+)
+"""A citation of the reference documents the original lait was rebuilt from, which are not part
+of this repository (``spec 2025-11-25``, the MCP specification's version, is not one)."""
+
+
+def test_no_docstring_cites_the_unpublished_reference() -> None:
+    files = [p for top in SOURCES for p in (ROOT / top).rglob("*.py")] + PAGES
+    files += sorted((ROOT / "editors").glob("*/src/**/*.ts")) + sorted((ROOT / "editors").glob("*/*.lua"))
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in files
+        if path != Path(__file__)
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if SPEC_CITATION.search(line)
+    ]
+    assert found == [], "cite a docs/ page (or say the behaviour) instead:\n" + "\n".join(found)
+
+
 def test_the_rules_page_is_current() -> None:
     expected = markdown_catalogue(all_rules())
     actual = (DOCS / "rules.md").read_text(encoding="utf-8")

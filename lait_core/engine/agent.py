@@ -1,15 +1,15 @@
-"""Agents (workflow-and-agent spec 3): loading an agent definition and running it.
+"""Agents (docs/workflows.md): loading an agent definition and running it.
 
 An agent is an ``agent.md`` file (YAML frontmatter with settings, a body that is the system
 prompt template), a name registered under ``agents:`` in ``lait.config.yml``, or an inline entry
 of a workflow's ``agents:`` (same keys plus ``system:``).
 
-:func:`run_agent` validates the input against ``input_schema`` (lait's partial validator, spec
-1.8), renders the body with ``input`` as the system prompt, sends the user message (the raw
+:func:`run_agent` validates the input against ``input_schema`` (lait's partial
+validator), renders the body with ``input`` as the system prompt, sends the user message (the raw
 INPUT for ``lait agent run``, the input's text form otherwise) and, with an ``output_schema``,
 requests Structured Outputs and returns the parsed JSON.
 
-Settings fall back field by field (spec 1.7): the caller's ``layers`` (a workflow step), the
+Settings fall back field by field (docs/workflows.md): the caller's ``layers`` (a workflow step), the
 agent's own frontmatter, the caller's ``defaults`` (a workflow's ``default:``), then
 ``lait.config.yml``'s ``default:``, then the builtin.
 """
@@ -170,7 +170,7 @@ def load_agent(
     cache: dict[tuple[str, str], Any] | None = None,
     confine: Path | None = None,
 ) -> AgentDefinition:
-    """Resolve an agent reference (spec 1.5 ``agent:``, 3.2).
+    """Resolve an agent reference: an ``agent:`` step's, or `lait agent run`'s (docs/workflows.md).
 
     Order: a name in ``inline`` (a workflow's ``agents:``); a path when ``ref`` has a separator or
     ends in ``.md`` (relative to ``base_dir``); with ``files_first`` (``lait agent run``), any

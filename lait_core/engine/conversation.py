@@ -1,6 +1,5 @@
 """One LLM conversation with everything the settings offer: the request every chat, agent run,
-``prompt``/``agent`` step and subagent call makes (workflow-and-agent spec 3.6, tools-mcp-cli
-spec 2.1-2.7).
+``prompt``/``agent`` step and subagent call makes (docs/workflows.md).
 
 :func:`converse` appends the skills to the system prompt, assembles the tools in the fixed order
 MCP, subagents, shell tools, skills, and runs the tool loop (or the single request when nothing
@@ -11,7 +10,7 @@ validator.
 
 The session's MCP servers stay connected after a conversation: the session closes them.
 
-Empty answers: following tools-mcp-cli spec 2.2, a response with neither content nor tool calls
+Empty answers: a response with neither content nor tool calls
 (``content: ""`` or none) is rejected by the engine's response parser ("API response contained
 no content in its first choice", exit 4), so a reply's text is never silently empty; a model that
 goes quiet after its tool rounds is reported, not mistaken for a finished answer.
@@ -105,7 +104,7 @@ async def build_sources(
     agent_chain: tuple[Path, ...],
     skill_tools: SkillToolSource | None,
 ) -> list[ToolSource]:
-    """The tool sources of one request, in the spec's order."""
+    """The tool sources of one request, in the original lait's order."""
     sources: list[ToolSource] = [session.mcp.source(name) for name in settings.mcp]
     if settings.subagents:
         sources.append(SubagentToolSource(session, settings.subagents, depth=depth, agent_chain=agent_chain))
@@ -170,7 +169,7 @@ async def converse(
     """Send one conversation (system + user message) through the tool loop.
 
     ``history`` (earlier turns of a chat REPL or a session) goes between the system prompt and the
-    new user message (tools-mcp-cli spec 7.5).
+    new user message (docs/cli.md).
 
     ``system`` is the rendered system prompt (None or empty: none); ``depth``/``agent_chain`` are
     the subagent nesting of the agent this conversation belongs to (empty for chat and steps).

@@ -197,7 +197,7 @@ class Compacted:
     messages_after: int
 
 
-# -- workflow progress (spec workflow-and-agent 1.9) ----------------------------------------------
+# -- workflow progress (docs/workflows.md) ----------------------------------------------
 @dataclass(frozen=True, slots=True)
 class WorkflowStarted:
     """A workflow file starts: `==> name: description` (top level) or `    -> name: description`
@@ -483,7 +483,7 @@ class TerminalInteraction:
 
         return await self._in_thread(prompt)
 
-    # -- elicitation (spec 3.7)
+    # -- elicitation (docs/mcp.md)
     async def elicit(self, request: ElicitationRequest) -> ElicitationResult:
         if not request.allowed or not self._is_tty():
             return DECLINE
@@ -533,7 +533,7 @@ class TerminalInteraction:
         return self._read(abandoned)
 
     def _form(self, request: ElicitationRequest, abandoned: threading.Event) -> ElicitationResult:
-        """The form prompt (spec 3.7 extended): one line of JSON, ``decline``/``cancel``, or Enter
+        """The form prompt (docs/mcp.md): one line of JSON, ``decline``/``cancel``, or Enter
         to answer field by field (Enter on a field keeps its default)."""
         from lait_core.engine.mcp.forms import form_fields
 
@@ -709,7 +709,7 @@ class TerminalInteraction:
 
 
 def progress_line(e: Event) -> str | None:
-    """The stderr line of a workflow progress event (spec 1.9), or None when it prints nothing."""
+    """The stderr line of a workflow progress event (docs/workflows.md), or None when it prints nothing."""
     if isinstance(e, StepStarted):
         return f"{e.prefix}[{e.number}] {e.label}"
     if isinstance(e, StepFinished):

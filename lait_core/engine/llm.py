@@ -161,7 +161,7 @@ class _PartialCall:
 
 @dataclass(slots=True)
 class StreamAssembler:
-    """Merges ``chat.completion.chunk`` objects into one response (spec 2.8).
+    """Merges ``chat.completion.chunk`` objects into one response.
 
     Tool-call fragments are keyed by ``index``; ``id`` and ``function.name`` are set whenever
     present (the last value wins, so servers that repeat them in every chunk do not duplicate

@@ -1,4 +1,4 @@
-"""The tool loop (tools-mcp-cli spec 2.5-2.9, 2.12).
+"""The tool loop (docs/workflows.md, docs/config.md).
 
 ::
 
@@ -338,7 +338,7 @@ class ToolLoop:
                 if not task.cancelled():
                     task.exception()
 
-    # -- compaction (spec 2.9)
+    # -- compaction (docs/config.md)
     def _compaction_due(self, round_number: int) -> bool:
         c = self.options.compaction
         if c is None:

@@ -151,7 +151,7 @@ class ChatRequest:
     include_usage: bool = False
 
     def body(self, model_id: str) -> JsonObject:
-        """The JSON body (spec 2.2). ``tools`` is omitted when empty; with tools,
+        """The JSON body of a Chat Completions request. ``tools`` is omitted when empty; with tools,
         ``tool_choice: "auto"`` is sent explicitly (llama-cpp-python ignores tools without it)."""
         body: JsonObject = {"model": model_id, "messages": self.messages, "stream": self.stream}
         if self.stream and self.include_usage:

@@ -1,4 +1,4 @@
-"""`lait run --dry-run`: a workflow's execution plan as text (spec workflow-and-agent 1.12).
+"""`lait run --dry-run`: a workflow's execution plan as text (docs/workflows.md).
 
 Nothing is called: no model, no MCP server, no process. The only reads are the agent files that
 ``agent:`` steps use, because their frontmatter takes part in model resolution, which is done
@@ -9,7 +9,7 @@ Templates are rendered where their data is known before the run: ``{{ inputs.* }
 ``{{ input }}`` for the first step of the file (or of a group entered with it) when that step has
 no ``input:``. Anything else is shown raw, followed by ``[unrendered: ...]``.
 
-Steps are numbered as the run numbers them (spec 1.9; :class:`_Count`), so that ``step-4`` in a
+Steps are numbered as the run numbers them (docs/workflows.md; :class:`_Count`), so that ``step-4`` in a
 run's error is ``[4] step-4`` in the plan: nested lists (``group``, ``switch`` cases, ``on_error``,
 sequential loop bodies) continue their parent's count, ``parallel`` branches and concurrent
 ``for_each`` items count from 1 of their own. Where the number depends on the run -- after a
@@ -93,7 +93,7 @@ def resolve_step_settings(
     agent_layer: bool,
     environ: Mapping[str, str] | None = None,
 ) -> PlanSettings:
-    """Model and capability lists of an LLM step, resolved exactly as a run resolves them (spec 1.7:
+    """Model and capability lists of an LLM step, resolved exactly as a run resolves them (docs/workflows.md:
     each field from the first layer that sets it, then the config's ``default:``); the base URL is
     expanded, so an unset ``${VAR}`` fails here as it would in the run."""
     from lait_core.engine.settings import resolve_llm_settings

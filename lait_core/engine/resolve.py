@@ -1,5 +1,5 @@
 """Model resolution: alias lookup, fallback candidates, endpoint and API-key precedence
-(config-and-lint spec 1.5-1.8), and ``api_key_cmd`` execution.
+(docs/config.md), and ``api_key_cmd`` execution.
 
 Laziness is the rule: the *source* of a base URL or key is chosen first and only the winner is
 ``${VAR}``-expanded, when it is used (an unset variable in a losing layer is no error). A

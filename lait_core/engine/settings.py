@@ -1,4 +1,4 @@
-"""LLM settings resolution (workflow-and-agent spec 1.7, tools-mcp-cli spec 2.1).
+"""LLM settings resolution (docs/workflows.md).
 
 Every LLM key falls back on its own: the caller's layers in order (a step, its agent definition,
 the workflow's ``default:``; or chat's CLI flags; or an agent's frontmatter), then
@@ -7,7 +7,7 @@ not LLM keys and never fall back to the config: callers handle them.
 
 A list key (``mcp``, ``tools``, ``skills``, ``subagents``) set to ``[]`` in a layer is a value:
 it wins and offers nothing (so an agent can opt out of ``default.tools``). Chat turns an absent
-CLI flag into "not set", so an empty flag list still falls back (spec 1.3).
+CLI flag into "not set", so an empty flag list still falls back.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class LlmSettings:
 
     @property
     def uses_tools(self) -> bool:
-        """Whether the request enters the tool loop (spec tools-mcp-cli 2.1)."""
+        """Whether the request enters the tool loop (docs/workflows.md)."""
         return bool(
             self.mcp or self.tools or self.subagents or (self.skill_progressive_disclosure and self.skills)
         )

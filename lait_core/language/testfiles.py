@@ -1,4 +1,4 @@
-"""Completion and key hover in test and eval files (spec tools-mcp-cli 7.6/7.7).
+"""Completion and key hover in test and eval files (docs/testing.md).
 
 Completion offers the file's keys, the assertion types (as `type:` values and as whole new list
 items with their required fields), each assertion type's fields, the target workflow's step ids in a

@@ -26,9 +26,9 @@ class FileKind(Enum):
     AGENT = "agent"
     SKILL = "skill"
     TEST = "test"
-    """A `lait test` file (spec tools-mcp-cli 7.6); see :func:`yaml_kind`."""
+    """A `lait test` file (docs/testing.md); see :func:`yaml_kind`."""
     EVAL = "eval"
-    """A `lait eval` file (spec tools-mcp-cli 7.7); see :func:`yaml_kind`."""
+    """A `lait eval` file (docs/testing.md); see :func:`yaml_kind`."""
     UNKNOWN = "unknown"
 
 

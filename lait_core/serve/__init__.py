@@ -1,5 +1,5 @@
 """``lait serve --mcp``: a project's agents and workflows as tools for any MCP client
-(tools-mcp-cli spec 6; issue 15 goes further: a run's questions for a person are forwarded to the
+(docs/mcp.md; issue 15 goes further: a run's questions for a person are forwarded to the
 calling client, in both protocol eras).
 
 Modules: ``tools`` (what is exposed, with schemas; also ``--list`` and the editor's hover),

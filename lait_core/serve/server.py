@@ -1,4 +1,4 @@
-"""``lait serve --mcp``: the MCP server (tools-mcp-cli spec 6, issue 15) on the SDK's low-level
+"""``lait serve --mcp``: the MCP server (docs/mcp.md, issue 15) on the SDK's low-level
 server, which speaks both protocol eras (2025-era ``initialize`` sessions and 2026-07-28
 per-request envelopes).
 

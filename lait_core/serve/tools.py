@@ -1,4 +1,4 @@
-"""The tools ``lait serve --mcp`` exposes (tools-mcp-cli spec 6), built once from a config.
+"""The tools ``lait serve --mcp`` exposes (docs/mcp.md), built once from a config.
 
 Each ``agents:`` entry becomes ``agent__<name>`` (schema: the agent's ``input_schema``, else the
 generic ``{input}``), each ``workflows:`` entry ``workflow__<name>`` (schema: ``input`` -- the

@@ -1,4 +1,4 @@
-"""``lait test`` and ``lait eval`` (spec tools-mcp-cli 7.6, 7.7): test files run a workflow against
+"""``lait test`` and ``lait eval`` (docs/testing.md): test files run a workflow against
 its cassette, eval files run cases against the live model, and both assert on the output and the
 trajectory. ``definition`` reads test and eval files (unknown keys rejected, located),
 ``assertions`` evaluates the assertions, ``runner`` finds test files and runs them, ``eval`` runs

@@ -1,4 +1,4 @@
-"""Evaluating a test's assertions against what a run left (spec tools-mcp-cli 7.6).
+"""Evaluating a test's assertions against what a run left (docs/testing.md).
 
 Each assertion gives ``None`` (it holds) or the message saying why not. In ``lait test`` they are
 evaluated in order (they are cheap and local: no model is called, so ``llm_judge`` fails as not

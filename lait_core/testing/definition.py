@@ -1,4 +1,4 @@
-"""Test files (spec tools-mcp-cli 7.6: ``workflow``, ``input``, ``inputs``, ``replay``,
+"""Test files (docs/testing.md: ``workflow``, ``input``, ``inputs``, ``replay``,
 ``assert``) and eval files (7.7: ``target`` and ``cases``).
 
 Read with lait's located YAML reader and validated by pydantic models that forbid unknown keys, so

@@ -1,4 +1,4 @@
-"""Running an eval file against the live model (spec tools-mcp-cli 7.7).
+"""Running an eval file against the live model (docs/testing.md).
 
 Every (case x repeat) run is flattened and at most :data:`CONCURRENCY` run at once. Each run has
 its own run context -- its own records (a trace, no cache, no history) and so its own usage and
@@ -217,7 +217,7 @@ class EvalRunner:
                 result.failures.extend(await check_all_async(case.assert_, outcome, judge))
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # a run error is this run's single failure (spec 7.7)
+        except Exception as exc:  # a run error is this run's single failure (docs/testing.md)
             result.failures[:] = [error_text(exc)]
         return result
 

@@ -1,4 +1,4 @@
-"""The pytest plugin: lait test files (spec tools-mcp-cli 7.6) collected as pytest items.
+"""The pytest plugin: lait test files (docs/testing.md) collected as pytest items.
 
 Opt-in: ``pytest --lait``, or ``lait = true`` in the pytest ini options. Without it the plugin only
 declares its options and collects nothing; importing this module imports nothing beyond pytest and

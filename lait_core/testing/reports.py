@@ -1,4 +1,4 @@
-"""CI report formats of ``lait test`` and ``lait eval`` beyond the spec's text and JSON.
+"""CI report formats of ``lait test`` and ``lait eval`` beyond the text and JSON reports.
 
 ``junit``: JUnit XML as GitHub (test-reporter actions), GitLab (``artifacts:reports:junit``) and
 Jenkins (the JUnit/xUnit plugins) read it: ``<testsuites>`` with one ``<testsuite>`` (``lait

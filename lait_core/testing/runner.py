@@ -1,4 +1,4 @@
-"""Finding test files and running them (spec tools-mcp-cli 7.6).
+"""Finding test files and running them (docs/testing.md).
 
 Discovery: named files and directories; directories are walked for regular ``.yml``/``.yaml``
 files, skipping dot entries, ``target`` and ``node_modules``, never following symlinks; a named
@@ -203,7 +203,7 @@ async def run_file(
             shutil.rmtree(fresh, ignore_errors=True)
         if not isinstance(exc, Exception):
             raise
-        result.failures.append(error_text(exc))  # a run failure fails this file only (spec 7.6)
+        result.failures.append(error_text(exc))  # a run failure fails this file only (docs/testing.md)
         return result
     if fresh is not None:
         from lait_core.testing.record import merge

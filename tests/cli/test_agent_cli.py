@@ -1,5 +1,5 @@
 """`lait agent run FILE|NAME [INPUT]` and `lait agent list` as real subprocesses against the scripted
-OpenAI-compatible server (spec workflow-and-agent 3.2): the body rendered with the parsed INPUT as
+OpenAI-compatible server (docs/workflows.md): the body rendered with the parsed INPUT as
 the system prompt, the raw INPUT as the user message, settings from the frontmatter and the config's
 `default:` only, `input_schema` checked before any request, Structured Outputs, a shell tool loop,
 registry names, output flags, stdin rules and located errors."""

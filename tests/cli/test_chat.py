@@ -1,4 +1,4 @@
-"""`lait [OPTIONS] [PROMPT]` (spec tools-mcp-cli 1.1-1.6, 2.13) as a real subprocess against the
+"""`lait [OPTIONS] [PROMPT]` (docs/cli.md) as a real subprocess against the
 scripted OpenAI-compatible server, asserting the exact request bodies: plain chat, alias resolution
 from a config, env-var equivalents, `--stream`, `--json`, `--json-schema`, attachments, a shell-tool
 loop, `--approve-tools` without a terminal, exit codes, the stdin rules, subcommand precedence and
@@ -242,7 +242,7 @@ def test_stream_to_a_file_sends_reasoning_to_stderr(chat: Lait, server: Scripted
 def test_an_output_file_that_cannot_be_written_is_refused_before_any_request(
     chat: Lait, server: ScriptedOpenAIServer
 ) -> None:
-    """`-o DIR` or `-o` into a missing folder: a usage error (exit 2, spec 1.6) before the config
+    """`-o DIR` or `-o` into a missing folder: a usage error (exit 2, docs/cli.md) before the config
     is read or a request is sent, so no answer is asked for that could not be kept."""
     (chat.cwd / "outdir").mkdir()
     server.push(text("never asked"))

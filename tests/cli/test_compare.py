@@ -1,4 +1,4 @@
-"""`lait compare` (spec workflow-and-agent 4.2; issue 17 item 6) against two scripted servers: the
+"""`lait compare` (docs/cli.md; issue 17 item 6) against two scripted servers: the
 plain blocks in --model order with time, usage and cost; --json; --markdown; one failing model does
 not hide the other and the exit code is the failure's (4 for a model API error)."""
 

@@ -1,4 +1,4 @@
-"""`lait doctor` (spec tools-mcp-cli 1.4, 3.8; issue 17 item 5) as a real subprocess: a project
+"""`lait doctor` (docs/cli.md, docs/mcp.md; issue 17 item 5) as a real subprocess: a project
 with one broken item of each kind reports each as NG with a fix and exits 1, without hanging on a
 server that never answers and leaving no process behind; a healthy project against the scripted
 server is all OK; the bundled examples report no NG when the embedded model is installed."""

@@ -1,7 +1,7 @@
 """Exit code 3 (validation) for every file a run needs, not only the top workflow: an invalid agent
-file reached by an `agent:` step, and an invalid agent named to `lait agent run` (spec
-tools-mcp-cli 1.6: classification goes by error type along the cause chain). A missing input file is
-neither a usage error (2) nor a validation failure (3) but a general error (1), for every command
+file reached by an `agent:` step, and an invalid agent named to `lait agent run` (docs/cli.md:
+classification goes by error type along the cause chain). A missing input file is neither a usage error
+(2) nor a validation failure (3) but a general error (1), for every command
 that reads one."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`lait graph FILE [--format mermaid|dot]` (spec workflow-and-agent 1.12): actions as rectangles,
+"""`lait graph FILE [--format mermaid|dot]` (docs/workflows.md): actions as rectangles,
 control steps as diamonds, stop/break as terminals, conditions and branch names as edge labels,
 subgraphs for bodies, branches, cases and on_error, child workflows not expanded, decide question
 ids; both syntaxes checked for dangling edges and balanced blocks; the CLI's errors."""

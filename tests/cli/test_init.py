@@ -1,4 +1,4 @@
-"""`lait init [workflow|agent] [PATH]` (spec tools-mcp-cli 1.4; issue 17 item 6): the starter files
+"""`lait init [workflow|agent] [PATH]` (docs/cli.md; issue 17 item 6): the starter files
 lint clean (no warnings either), run on the built-in embedded model, and are never overwritten."""
 
 from __future__ import annotations

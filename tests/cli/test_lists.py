@@ -1,4 +1,4 @@
-"""`lait workflow list` and `lait skill list` (spec tools-mcp-cli 1.4): registry entries in name
+"""`lait workflow list` and `lait skill list` (docs/cli.md): registry entries in name
 order with their descriptions, paths relative to the working directory, broken entries listed with a
 warning (exit 0), nothing registered, and `--config` after the subcommand."""
 

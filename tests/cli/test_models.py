@@ -1,4 +1,4 @@
-"""`lait models [--remote] [--json]` (spec tools-mcp-cli 1.4): the configured aliases with the
+"""`lait models [--remote] [--json]` (docs/cli.md): the configured aliases with the
 default marked, and the ids a server lists (GET /models, with the key) against the scripted server."""
 
 from __future__ import annotations

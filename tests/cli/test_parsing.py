@@ -1,4 +1,4 @@
-"""CLI parsing like the reference (spec tools-mcp-cli 1.1, 1.2, 1.4; issue 12 item 5): global
+"""CLI parsing like the reference (docs/cli.md; issue 12 item 5): global
 options before or after the subcommand, at any depth; ``--no-env`` found by scanning argv up to
 ``--``; a first positional that names a reference subcommand is that subcommand, never a prompt —
 one not offered yet exits 2 with "'lait NAME' is not available in this version" and no model call."""
@@ -122,7 +122,7 @@ def test_a_near_miss_of_a_command_with_arguments_names_the_command(
     chat: Lait, server: ScriptedOpenAIServer
 ) -> None:
     """`lait lnt .` cannot be a chat (one prompt only): say which command was meant, call no model.
-    A single word stays a prompt (spec 1.1), and so does anything after `--`."""
+    A single word stays a prompt (docs/cli.md), and so does anything after `--`."""
     for args, meant in ((["lnt", "."], "lint"), (["--model", "m", "docter", "x"], "doctor")):
         run = chat(*args)
         assert (run.returncode, run.stdout) == (2, ""), args

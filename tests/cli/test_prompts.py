@@ -1,4 +1,4 @@
-"""Named prompts (spec workflow-and-agent 4.5; issue 17 item 4): `lait -p NAME`, `--var`,
+"""Named prompts (docs/cli.md; issue 17 item 4): `lait -p NAME`, `--var`,
 `lait prompt list|run`, against the scripted server, asserting the exact request bodies."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`lait run FILE|NAME [PROMPT]` as a real subprocess against the scripted OpenAI-compatible server
-(spec workflow-and-agent 1.1, 1.9, 1.12; tools-mcp-cli 1.4, 1.6): progress on stderr and the
+(docs/workflows.md, docs/cli.md): progress on stderr and the
 result alone on stdout, `--json`, `-o`, `--show-usage`, registry names, `--input` binding and the
 stdin rules, `--dry-run` calling nothing, located errors for invalid files, and the exit codes of
 failing, erroring and timed-out runs (a timed-out `run:` leaves no process behind)."""
@@ -263,7 +263,7 @@ def test_dry_run_prints_the_plan_and_calls_nothing(project: Lait, server: Script
 
 
 def test_dry_run_numbers_steps_as_the_run_does(project: Lait) -> None:
-    """Steps inside a group and a switch case continue the parent's count in the run (spec 1.9),
+    """Steps inside a group and a switch case continue the parent's count in the run (docs/workflows.md),
     so the plan numbers them so too: the run's error names `step-6`, the plan's `[6] step-6`."""
     project.write(
         "nested.yml",

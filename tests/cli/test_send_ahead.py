@@ -191,7 +191,7 @@ def test_a_subcommand_name_is_never_a_prompt_sent_ahead(
     tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
 ) -> None:
     run = entry(["--no-config", "--base-url", server.url, "--model", "m", "models"], tmp_path, env)
-    assert run.returncode == 2  # a chat option before a subcommand (spec 1.1)
+    assert run.returncode == 2  # a chat option before a subcommand (docs/cli.md)
     assert server.requests == []
 
 

@@ -1,4 +1,4 @@
-"""Sessions (spec tools-mcp-cli 1.3, 7.5; issue 17 item 3): `--session NAME` on single-shot chat
+"""Sessions (docs/cli.md; issue 17 item 3): `--session NAME` on single-shot chat
 (history sent between the system prompt and the new message, a turn stored only on success),
 `lait sessions list|show|delete`, and crash safety: a process killed while appending never leaves
 a line that breaks the next load."""

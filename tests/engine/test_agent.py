@@ -1,4 +1,4 @@
-"""Agents (spec workflow-and-agent 3): load_agent reference order, located errors for bad files,
+"""Agents (docs/workflows.md): load_agent reference order, located errors for bad files,
 the body rendered with ``input`` as the system prompt, INPUT parsed as JSON, input_schema with
 the partial validator before any request, output_schema via Structured Outputs, the settings
 chain layers -> frontmatter -> defaults -> config default."""

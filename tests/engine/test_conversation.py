@@ -1,5 +1,5 @@
-"""converse(): messages, skills in the system prompt (spec 3.6 format), tool assembly order,
-Structured Outputs on the final request only (tools-mcp-cli 2.7), JSON parsing with fence
+"""converse(): messages, skills in the system prompt (docs/mcp.md), tool assembly order,
+Structured Outputs on the final request only (docs/workflows.md), JSON parsing with fence
 tolerance and the partial validator, the empty-answer rule."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The terminal Interaction through a real pseudo-terminal (spec 3.6, 3.7; section 8 item 9):
+"""The terminal Interaction through a real pseudo-terminal (approvals and elicitation; docs/config.md,
+docs/mcp.md):
 exact prompts, y/n/a answers, no re-prompt, non-TTY errors, one prompt at a time across
 concurrent loops, and a cancelled read that keeps the lock until it returns."""
 

@@ -1,5 +1,5 @@
-"""The OpenAI-compatible client against the scripted server: exact request bodies (spec 2.2),
-response parsing, streaming reassembly (2.8, section 8 item 14), retries and fallback (2.10, item 15)."""
+"""The OpenAI-compatible client against the scripted server: exact request bodies,
+response parsing, streaming reassembly, retries and fallback (docs/config.md, "models:")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The tool loop against the scripted server, asserting the exact request bodies: rounds and
-``max_tool_rounds`` (spec 2.5), parallel execution (2.6), ``response_format`` interplay (2.7),
-streaming (2.8), compaction (2.9), soft and hard failures (2.12), cancellation (2.13); section 8
-items 2-6, 9, 13, 14."""
+``max_tool_rounds``, parallel execution, ``response_format`` interplay, streaming, compaction, soft
+and hard failures, cancellation (docs/workflows.md, "The tool loop")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``tool_policy`` globs and merging, ``allowed_tools``, qualified names and tool assembly
-(spec 2.4, 3.6; section 8 items 1, 2, 7, 8)."""
+(docs/workflows.md, docs/config.md)."""
 
 from __future__ import annotations
 

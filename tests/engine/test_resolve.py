@@ -1,5 +1,5 @@
 """Model resolution, endpoint and key precedence, ``${VAR}`` laziness and ``api_key_cmd``
-(config-and-lint spec 1.5-1.8)."""
+(docs/config.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""resolve_llm_settings: spec workflow-and-agent 1.7 (each field falls back independently, model
-required, workflow aliases first, range checks) and tools-mcp-cli 2.1 (capability lists)."""
+"""resolve_llm_settings (docs/config.md, "default:"): each field falls back independently, model
+required, workflow aliases first, range checks, and the capability lists."""
 
 from __future__ import annotations
 

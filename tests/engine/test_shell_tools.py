@@ -1,4 +1,4 @@
-"""Custom shell tools (spec section 4, section 8 item 13, seed 001): argv templates without a
+"""Custom shell tools (docs/config.md): argv templates without a
 shell, validation before spawning, env allowlist and cwd, output caps that kill the process tree,
 timeouts, and the exact result strings."""
 
@@ -323,7 +323,7 @@ async def test_unknown_tool_reference() -> None:
 
 
 async def test_pattern_keeps_an_option_out_of_the_argv(tmp_path: Path) -> None:
-    """lait enforces ``pattern`` of top-level string properties (spec section 4's validator does not),
+    """lait enforces ``pattern`` of top-level string properties (the original's validator does not),
     so ``^[^-]`` really keeps ``--version`` from reaching ``ls`` as an option (LAIT601's advice)."""
     schema = {"type": "object", "properties": {"path": {"type": "string", "pattern": "^[^-]"}}}
     definition = {"command": ["ls", "{{ input.path }}"], "parameters": schema, "cwd": str(tmp_path)}

@@ -1,4 +1,4 @@
-"""Skills (spec tools-mcp-cli 5.1): SKILL.md directories, the name default, bodies never
+"""Skills (docs/mcp.md): SKILL.md directories, the name default, bodies never
 templated, an agent's frontmatter skills, a skill body returned by its progressive tool and the
 located errors of bad skill files."""
 

@@ -1,4 +1,4 @@
-"""Subagents as agent__<name> tools (spec tools-mcp-cli 5.2, workflow-and-agent 3.5): both
+"""Subagents as agent__<name> tools (docs/mcp.md): both
 parameter shapes, the subagent's own settings (frontmatter -> config default only), nested
 subagents through the same session, cycles by canonical path, the depth limit of 16, unknown
 names and missing `input`."""

@@ -1,4 +1,4 @@
-"""At most 8,192 tools in one tool set, all sources together (spec tools-mcp-cli 3.5)."""
+"""At most 8,192 tools in one tool set, all sources together (docs/mcp.md)."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ def test_triage(example: Path, env: dict[str, str], server: ScriptedOpenAIServer
             call("notes__add_note", {"text": "check startup"}),
             call("tool__grep", {"pattern": "Writing release notes", "path": "skills"}),
         ),
-        text("I would revise it."),  # the tool-free round; then the structured re-issue (spec 2.7)
+        text("I would revise it."),  # the tool-free round; then the structured re-issue (docs/workflows.md)
         text('{"verdict": "revise", "problems": ["startup path unchecked"]}'),
         text("Thanks, we are on it."),
     )

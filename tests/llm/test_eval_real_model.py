@@ -2,8 +2,8 @@
 llama-cpp-python, see ``tests/llm/conftest.py``) with ``--repeat 3`` prints the case's pass rate.
 One short case with a model target. The model's wording is not asserted -- only the report's
 structure and that it agrees with itself and with the exit code. (``llm_judge`` is not used here:
-llama-cpp-python's server refuses ``response_format: json_schema``, which the judge sends as spec
-7.6 asks; the judge is tested against the scripted server.)"""
+llama-cpp-python's server refuses ``response_format: json_schema``, which the judge sends as
+docs/testing.md asks; the judge is tested against the scripted server.)"""
 
 from __future__ import annotations
 

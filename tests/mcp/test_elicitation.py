@@ -1,4 +1,4 @@
-"""Elicitation (seed 000 table, spec 3.7) end to end: the peer asks, lait's TerminalInteraction
+"""Elicitation (docs/mcp.md) end to end: the peer asks, lait's TerminalInteraction
 answers from a real pty (or a non-TTY stream), in both protocol eras (2026-07-28
 ``input_required`` rounds through resolvers; 2025-11-25 ``elicitation/create`` via ``ctx.elicit``)."""
 

@@ -1,4 +1,4 @@
-"""Limits and faults (spec 3.2, 3.3, 3.5, 2.12): hangs, crashes, floods, pagination limits,
+"""Limits and faults (docs/mcp.md, docs/workflows.md): hangs, crashes, floods, pagination limits,
 redirects, cancellation, eviction and reconnect, the tool-list cache. After each test the
 ``pools`` fixture asserts that no process of any spawned server group is still running."""
 

@@ -1,4 +1,4 @@
-"""MCP results in the real tool loop (spec 2.12, 3.5) against the scripted LLM server: an
+"""MCP results in the real tool loop (docs/workflows.md, docs/mcp.md) against the scripted LLM server: an
 ``isError`` result goes back to the model and the loop continues; a protocol error (a JSON-RPC
 error answering ``tools/call``) aborts the run."""
 

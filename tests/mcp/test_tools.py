@@ -1,4 +1,4 @@
-"""Connecting, listing and calling (spec 3.1-3.5) against the real peer over stdio (both protocol
+"""Connecting, listing and calling (docs/mcp.md) against the real peer over stdio (both protocol
 eras) and streamable HTTP."""
 
 from __future__ import annotations

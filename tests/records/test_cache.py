@@ -1,4 +1,4 @@
-"""The response cache (tools-mcp-cli spec 7.2, issue 13): `--cache`/`--no-cache`, `default.cache`,
+"""The response cache (docs/workflows.md, issue 13): `--cache`/`--no-cache`, `default.cache`,
 `default.cache_ttl`, `.lait/cache/<key>.json` written atomically, `lait cache clear`, a streamed
 answer cached whole and replayed as a stream, hits reported with -v and in the trace."""
 

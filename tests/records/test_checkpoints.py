@@ -1,4 +1,4 @@
-"""Checkpoints (workflow-and-agent spec 1.12, issue 13): `--checkpoint` writes `.lait/runs/<id>.json`
+"""Checkpoints (docs/workflows.md, issue 13): `--checkpoint` writes `.lait/runs/<id>.json`
 after each top-level step; a run killed with SIGKILL mid-step resumes at that step with the saved
 `$steps`; `--resume` refuses (exit 2) a completed run, changed completed steps and changed inputs;
 `lait runs list/show`."""

@@ -1,4 +1,4 @@
-"""History (tools-mcp-cli spec 7.4, issue 13): appended only on success, for chat, agent and
+"""History (docs/workflows.md, issue 13): appended only on success, for chat, agent and
 workflow runs; `--no-history` and `default.history: false` turn it off; list/show/search with
 their filters; 8 concurrent processes append without corrupting the file."""
 

@@ -1,4 +1,4 @@
-"""The content key (tools-mcp-cli spec 7.1): SHA-256 of the compact JSON of the nine fields in
+"""The content key (docs/workflows.md): SHA-256 of the compact JSON of the nine fields in
 order; never the API key; every field changes it."""
 
 from __future__ import annotations

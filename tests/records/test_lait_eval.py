@@ -1,4 +1,4 @@
-"""`lait eval FILE` (tools-mcp-cli spec 7.7, issue 14) against the scripted model server: cases x
+"""`lait eval FILE` (docs/testing.md, issue 14) against the scripted model server: cases x
 ``--repeat``, a model target and a workflow target, ``llm_judge`` (a strict Structured Outputs call
 named ``llm_judge_score``), per-case pass rates, the text and JSON reports (the JSON asserted whole)
 and exit codes; real `lait` subprocesses.

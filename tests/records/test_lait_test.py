@@ -1,4 +1,4 @@
-"""`lait test` (tools-mcp-cli spec 7.6, issue 14): test files replay a workflow from a cassette
+"""`lait test` (docs/testing.md, issue 14): test files replay a workflow from a cassette
 recorded here against the scripted model server (stopped before the tests run) and assert on the
 output, the trajectory (tool calls, step outputs) and the usage; real `lait` subprocesses."""
 
@@ -156,6 +156,6 @@ def test_unknown_keys_are_located_and_targets_are_checked(project: Lait) -> None
     assert any(line.startswith("  suite/t.yml:6:5: ") and "valeu" in line for line in lines)
     (project.cwd / "link.yml").symlink_to(project.cwd / "suite" / "t.yml")
     link = project("test", "link.yml")
-    assert link.returncode == 1  # a general error, as a missing file (spec tools-mcp-cli 1.6)
+    assert link.returncode == 1  # a general error, as a missing file (docs/cli.md)
     assert link.stderr == "lait: 'link.yml' is a symbolic link; name the file it points to\n"
     assert project("test", "missing.yml").stderr == "lait: no such file or directory 'missing.yml'\n"

@@ -1,4 +1,4 @@
-"""Cassettes (tools-mcp-cli spec 7.2, issue 13): a workflow with a prompt step that calls a shell
+"""Cassettes (docs/workflows.md, issue 13): a workflow with a prompt step that calls a shell
 tool and an MCP tool of a real peer, and a for_each over two items, is recorded against the
 scripted model server; the server is stopped; the replay prints byte-identical stdout and its trace
 has the same events except timings (and ``lait.source``: ``live`` then ``replay``). A replay miss

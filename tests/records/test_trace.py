@@ -1,4 +1,4 @@
-"""Trace files (tools-mcp-cli spec 7.3, issue 13): `--trace-file` JSONL with `seq`, written only
+"""Trace files (docs/workflows.md, issue 13): `--trace-file` JSONL with `seq`, written only
 after a success; `lait trace show` with `--operation`, `--label`, `--json`, `--summary`; a bad line
 is an error with its line number; `lait trace export` as OTLP JSON (parsed strictly by protobuf's
 json_format) and protobuf to a real HTTP receiver, with ids that do not change on re-export."""

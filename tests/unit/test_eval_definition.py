@@ -1,4 +1,4 @@
-"""The eval file definition (tools-mcp-cli spec 7.7): ``target`` in one of its two forms and
+"""The eval file definition (docs/testing.md): ``target`` in one of its two forms and
 ``cases``; unknown keys rejected and every problem located (line:column), like a test file's."""
 
 from __future__ import annotations

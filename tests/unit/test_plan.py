@@ -1,4 +1,4 @@
-"""The dry-run plan (spec workflow-and-agent 1.12) of real workflow files: every step kind, what is
+"""The dry-run plan (docs/workflows.md) of real workflow files: every step kind, what is
 rendered and what is not, model resolution (aliases, workflow `models:`, agent files, errors as a
 run reports them), effective retry/timeout and the closing lines."""
 

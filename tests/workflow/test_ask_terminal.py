@@ -1,5 +1,5 @@
 """The `ask` step through the real CLI (`python -m lait_cli.main run`) and TerminalInteraction
-(spec 1.5 `ask`, point 15): on a terminal the question and `choices:` go to stderr and one line is
+(`ask:`, docs/workflows.md): on a terminal the question and `choices:` go to stderr and one line is
 read; with a piped stdin nothing is read for the question (the pipe is the PROMPT), `default:` is
 used, and without one the run fails with a located `lait:` error."""
 

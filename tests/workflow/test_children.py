@@ -1,4 +1,4 @@
-"""Child workflows (`workflow:` steps; spec 1.5, point 10): path vs registry, `with:` binding, per-file
+"""Child workflows (`workflow:` steps; docs/workflows.md): path vs registry, `with:` binding, per-file
 scopes, `stop` local to the child, child `output`/`timeout`, cycles, depth 32, validation and the
 placement check of children called from concurrent contexts."""
 

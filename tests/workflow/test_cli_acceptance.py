@@ -1,5 +1,5 @@
 """Acceptance through the real CLI (`python -m lait_cli.main run`): a failed run prints
-`lait: <error chain>` with the step label and exits with the spec's code (tools-mcp-cli 1.6), a
+`lait: <error chain>` with the step label and exits with the documented code (docs/cli.md), a
 timed-out step leaves no process behind, and stdout holds only the result."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Control kinds: group, switch/else, parallel, for_each (sequential and concurrent), while/until,
-break (spec 1.5; points 8 and 9)."""
+break (docs/workflows.md)."""
 
 from __future__ import annotations
 
@@ -372,7 +372,7 @@ async def test_stop_inside_loops_ends_the_workflow(wf: Harness) -> None:
 
 async def test_named_outputs_survive_break_and_stop(wf: Harness) -> None:
     """A named step records its value before an inner `break`/`stop` bubbles up through it: a
-    `switch` and a `group` branch, an `on_error` list, a loop ended by `stop` (spec 1.4 step 6)."""
+    `switch` and a `group` branch, an `on_error` list, a loop ended by `stop`."""
     wf.write(
         "w.yml",
         """

@@ -1,5 +1,5 @@
 """`inputs:` and `--input`, the typing of PROMPT by `input_schema`, top-level `output`/`timeout`, and
-nothing running before the whole file validates (spec 1.1-1.3; points 1, 2, 7, 14)."""
+nothing running before the whole file validates (docs/workflows.md)."""
 
 from __future__ import annotations
 

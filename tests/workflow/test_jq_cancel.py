@@ -1,4 +1,4 @@
-"""Workflow jq runs in a killable worker process (spec workflow-and-agent 1.6: jq evaluation is
+"""Workflow jq runs in a killable worker process (docs/workflows.md: jq evaluation is
 cancellable): an endless expression is cut off by a step `timeout:`, the workflow `timeout`,
 SIGTERM and Ctrl-C, leaving no process; one worker serves a whole run; values and errors are
 those of in-process evaluation."""

@@ -1,5 +1,5 @@
-"""`prompt` and `agent` steps against the scripted OpenAI-compatible server (spec 1.5, 1.7, 3.3, 3.4;
-points 6, 11, 13, 15, 19): request bodies, settings fallback, Structured Outputs, retries."""
+"""`prompt` and `agent` steps against the scripted OpenAI-compatible server (docs/workflows.md):
+request bodies, settings fallback, Structured Outputs, retries."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The execution order of one step (spec 1.4) and the spec's list of points a reimplementation must
-not miss (section 6). This is the main test file of the workflow executor.
+"""The execution order of one step (docs/workflows.md) and the details a reimplementation of the
+original lait must not miss. This is the main test file of the workflow executor.
 
 Spec section 6 point -> tests (tests/workflow/ unless noted; `decide` execution, checkpoints,
 record/replay, cache, trace and test/eval are out of scope for now):

@@ -1,5 +1,5 @@
-"""The progress lines of spec 1.9 as TerminalInteraction prints them on stderr, with nothing on
-stdout (point 16)."""
+"""The progress lines of a workflow run (docs/workflows.md) as TerminalInteraction prints them on
+stderr, with nothing on stdout."""
 
 from __future__ import annotations
 

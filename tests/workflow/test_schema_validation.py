@@ -1,4 +1,4 @@
-"""The deliberately partial schema validator of spec 1.8 (point 14), through a workflow's top-level
+"""The deliberately partial schema validator (docs/workflows.md), through a workflow's top-level
 `input_schema` and a prompt step's `input_schema`: `type` (a name or a list; `integer` is a number
 with a zero fraction; unknown names match anything), `enum`, `required`, recursion through
 `properties`/`items` only, every problem listed with its path, and what is deliberately not checked

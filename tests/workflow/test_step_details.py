@@ -1,4 +1,5 @@
-"""Details of spec 1.4/1.5 that the other workflow test files leave out: the backoff factor and the
+"""Details of the step order and kinds (docs/workflows.md) that the other workflow test files leave out:
+the backoff factor and the
 3600 s cap on each retry wait, `default.retry`/`default.timeout` on `agent` steps, the effective
 `schema_name` (explicit, else `structured_output` for an inline schema), `images` and PDF `files`
 as content parts, non-UTF-8 `files`, and child-workflow cycles found through a symlinked path

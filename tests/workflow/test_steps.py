@@ -1,5 +1,5 @@
 """Leaf step kinds: jq, run (argv templates, stdin = text form, env/cwd, failures), write, ask,
-decide, and the text form at text boundaries (spec 1.4, 1.5; points 2, 3, 15)."""
+decide, and the text form at text boundaries (docs/workflows.md)."""
 
 from __future__ import annotations
 

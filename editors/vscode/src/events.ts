@@ -1,5 +1,5 @@
 // `lait/runEvent` -> the text of the output channel: step progress as `lait run` prints it on
-// stderr (spec 1.9) and the streamed answer. No `vscode` import.
+// stderr (docs/workflows.md) and the streamed answer. No `vscode` import.
 
 import type { RunEvent, RunResult } from "./protocol";
 

@@ -345,7 +345,7 @@ export class RunTree {
     this.changed();
   }
 
-  /** A run read from a trace file (JSONL, tools-mcp-cli spec 7.3): one step per step label, its
+  /** A run read from a trace file (JSONL, docs/workflows.md): one step per step label, its
    * model calls (tokens) and tool calls with their arguments and decisions. Replaces an earlier
    * view of the same file. */
   addTrace(file: string, name: string, text: string): RunNode {

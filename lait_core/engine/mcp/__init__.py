@@ -1,4 +1,4 @@
-"""The MCP client (tools-mcp-cli spec 3): transports (:mod:`.stdio`, :mod:`.http`), one live
+"""The MCP client (docs/mcp.md): transports (:mod:`.stdio`, :mod:`.http`), one live
 connection per server (:mod:`.connection`), tool listing with its limits and cache
 (:mod:`.listing`), result rendering (:mod:`.render`) and elicitation mapping
 (:mod:`.elicitation`). The tool source and the per-run pool are in

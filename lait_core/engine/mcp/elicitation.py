@@ -1,4 +1,4 @@
-"""Elicitation requests between the SDK's types and the Interaction seam (spec 3.7).
+"""Elicitation requests between the SDK's types and the Interaction seam (docs/mcp.md).
 
 Both eras end here: a 2025-11-25 server's ``elicitation/create`` request and the
 ``elicitation/create`` entries of a 2026-07-28 ``input_required`` result. The interaction

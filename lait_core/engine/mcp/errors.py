@@ -1,4 +1,4 @@
-"""Errors of the MCP client. All abort the tool loop (spec 2.12) except where the tool source
+"""Errors of the MCP client. All abort the tool loop (docs/workflows.md) except where the tool source
 turns them into a tool result."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The streamable-HTTP transport (spec 3.3): the SDK's ``streamable_http_client`` over an
+"""The streamable-HTTP transport (docs/mcp.md): the SDK's ``streamable_http_client`` over an
 ``httpx2`` client of our own that sends the configured headers on every request, never follows
 a redirect (the SDK would follow same-origin ones: we refuse every 3xx), times out after
 ``timeout`` seconds and refuses response bodies (by ``Content-Length`` or as they stream) larger

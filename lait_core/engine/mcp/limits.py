@@ -1,4 +1,4 @@
-"""Resource limits of the MCP client (spec 3.2, 3.3, 3.5); tests pass smaller ones."""
+"""Resource limits of the MCP client (docs/mcp.md); tests pass smaller ones."""
 
 from __future__ import annotations
 

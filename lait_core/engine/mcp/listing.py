@@ -1,11 +1,11 @@
-"""``tools/list`` with pagination limits (spec 3.5) and the tool-list cache.
+"""``tools/list`` with pagination limits (docs/mcp.md) and the tool-list cache.
 
 Limits: at most ``page_tools`` tools per page, ``total_tools`` per server, ``pages`` pages, no
 repeated cursor, and ``metadata_bytes`` of serialized descriptions and schemas; each page under
 the request timeout. Breaking one is an error naming the server.
 
 Cache: a listing without cache hints (2025-era servers) is kept for the pool's lifetime, also
-across reconnects (spec 3.1). A 2026-07-28 listing follows its hints: ``ttlMs`` (at most 24 h; 0
+across reconnects (docs/mcp.md). A 2026-07-28 listing follows its hints: ``ttlMs`` (at most 24 h; 0
 means not cached) and ``cacheScope`` -- a ``private`` listing belongs to the connection that
 fetched it and is dropped when that connection is replaced, a ``public`` one outlives it.
 """

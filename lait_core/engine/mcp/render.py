@@ -1,4 +1,4 @@
-"""A ``tools/call`` result as the text of the ``tool`` message (spec 3.5).
+"""A ``tools/call`` result as the text of the ``tool`` message (docs/mcp.md).
 
 Text blocks are taken as they are; any other block (image, audio, resource, resource link) is
 compact JSON; ``structuredContent`` adds a part ``structuredContent:\\n<compact JSON>``; an

@@ -1,5 +1,5 @@
 """How to reach one configured server: ``mcp_servers.<name>`` with every ``${VAR}`` expanded,
-done lazily when the server is first connected (spec 3.1)."""
+done lazily when the server is first connected (docs/mcp.md)."""
 
 from __future__ import annotations
 

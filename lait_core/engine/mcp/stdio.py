@@ -1,4 +1,4 @@
-"""The stdio transport (spec 3.2), our own rather than the SDK's ``stdio_client``: the child gets
+"""The stdio transport (docs/mcp.md), our own rather than the SDK's ``stdio_client``: the child gets
 the whole inherited environment plus ``env:`` (the SDK passes an allowlist), leads its own
 process group, may send frames of at most ``frame_bytes``, and on close has its stdin closed and
 its whole group killed and reaped at once. When the server exits while something else of its

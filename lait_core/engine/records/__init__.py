@@ -1,4 +1,4 @@
-"""What a run leaves behind (tools-mcp-cli spec 7.1-7.4, workflow-and-agent spec 1.12).
+"""What a run leaves behind (docs/workflows.md).
 
 * :mod:`.key` -- the content key of a model request (one function for cassettes and the cache);
 * :mod:`.store` -- atomic JSON writes, bounded reads, the stored shape of a response;

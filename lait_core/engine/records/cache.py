@@ -1,4 +1,4 @@
-"""The response cache (tools-mcp-cli spec 7.2): ``.lait/cache/<key>.json`` holding pretty JSON
+"""The response cache (docs/workflows.md): ``.lait/cache/<key>.json`` holding pretty JSON
 ``{created_at, response}``. With ``default.cache_ttl`` (seconds) an entry older than the TTL -- or
 dated in the future -- is a miss; without one, entries never expire. Writes are atomic. Every tool
 round is its own entry. An unreadable or malformed entry is a miss (it is overwritten by the next

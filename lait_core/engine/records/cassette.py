@@ -1,4 +1,4 @@
-"""Cassettes (tools-mcp-cli spec 7.2): ``--record DIR`` writes ``DIR/<key>.json`` for every model
+"""Cassettes (docs/workflows.md): ``--record DIR`` writes ``DIR/<key>.json`` for every model
 request; ``--replay DIR`` answers every model request from ``DIR/<key>.json`` and never reaches the
 network. MCP servers, shell tools, commands and file I/O still run for real.
 

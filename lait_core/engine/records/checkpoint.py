@@ -1,4 +1,4 @@
-"""Checkpoints (workflow-and-agent spec 1.12): with ``--checkpoint`` a workflow run writes
+"""Checkpoints (docs/workflows.md): with ``--checkpoint`` a workflow run writes
 ``.lait/runs/<run-id>.json`` when it starts and after every top-level step, atomically, so a run
 killed at any moment (even with SIGKILL) leaves the state after its last completed top-level step.
 

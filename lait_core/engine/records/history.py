@@ -1,4 +1,4 @@
-"""Run history (tools-mcp-cli spec 7.4): ``$XDG_DATA_HOME/lait/history.jsonl`` (default
+"""Run history (docs/workflows.md): ``$XDG_DATA_HOME/lait/history.jsonl`` (default
 ``~/.local/share/lait/history.jsonl``), one JSON object per line, appended only after a success:
 ``{timestamp, kind: chat|agent|workflow|prompt, model (null for a workflow), prompt, response,
 usage?}``.

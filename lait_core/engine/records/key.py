@@ -1,4 +1,4 @@
-"""The content key of a model request (tools-mcp-cli spec 7.1).
+"""The content key of a model request (docs/workflows.md).
 
 The key is the SHA-256 (lowercase hex) of the compact JSON of an object with these fields, in this
 order: ``base_url``, ``model_id``, ``reasoning_effort``, ``temperature``, ``top_p``,
@@ -38,7 +38,7 @@ def _float(value: float | None) -> float | None:
 
 
 def key_object(base_url: str, model_id: str, request: ChatRequest) -> dict[str, Any]:
-    """The object whose compact JSON is hashed, fields in the spec's order."""
+    """The object whose compact JSON is hashed, fields in the original lait's order."""
     s = request.sampling
     effort = s.reasoning_effort.lower() if s.reasoning_effort is not None else None
     return {

@@ -1,4 +1,4 @@
-"""``lait trace export`` (tools-mcp-cli spec 7.3): a trace file as one OTLP trace, POSTed to the
+"""``lait trace export`` (docs/workflows.md): a trace file as one OTLP trace, POSTed to the
 exact URL given, as OTLP/HTTP JSON (default) or protobuf (``--encoding protobuf``, built with
 ``opentelemetry-proto``; receivers such as Arize Phoenix accept only protobuf).
 

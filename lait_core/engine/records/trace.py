@@ -1,4 +1,4 @@
-"""Trace events (tools-mcp-cli spec 7.3): one JSON object per line, ``{seq, operation, label, start,
+"""Trace events (docs/workflows.md): one JSON object per line, ``{seq, operation, label, start,
 end, duration_ms, attributes}``, written once, atomically, after a successful run.
 
 Operations: ``chat`` (one model request; ``gen_ai.request.model``, ``lait.source`` =

@@ -56,7 +56,7 @@ _LIST_NOUNS = {ToolKind.AGENT: "subagent", ToolKind.SHELL: "tool", ToolKind.SKIL
 DEFAULT_PARAMETERS: JsonObject = {"type": "object", "properties": {}}
 
 MAX_TOOLS = 8192
-"""Tools in one tool set, all sources together (spec tools-mcp-cli 3.5)."""
+"""Tools in one tool set, all sources together (docs/mcp.md)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -1,4 +1,4 @@
-"""MCP servers as tool sources (tools-mcp-cli spec 3).
+"""MCP servers as tool sources (docs/mcp.md).
 
 :class:`McpPool` is the run's registry of ``mcp_servers``: it hands out one
 :class:`McpToolSource` per server name (creating one never connects), connects a server on first

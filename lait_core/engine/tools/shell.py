@@ -1,6 +1,6 @@
 """Custom shell tools (``tools:`` in lait.config.yml), offered as ``tool__<name>``.
 
-A call (spec section 4):
+A call (docs/config.md):
 
 1. parse the arguments -- blank or ``null`` is ``{}``; invalid JSON or a non-object aborts (hard);
 2. check them against ``parameters`` with lait's partial validator (``type``/``enum``/``required``
@@ -64,8 +64,8 @@ class _RenderFailure(Exception):
 
 
 def pattern_problems(args: JsonObject, parameters: Mapping[str, Any]) -> list[str]:
-    """``pattern`` of the top-level string properties, enforced (beyond spec section 4's validator,
-    which ignores it): a shell tool's ``pattern`` is what keeps a model-chosen argument from being
+    """``pattern`` of the top-level string properties, enforced (the original's validator
+    ignores it): a shell tool's ``pattern`` is what keeps a model-chosen argument from being
     read as an option (``^[^-]``), so it must hold, not only be shown to the model. Searched as
     JSON Schema does (unanchored), with Python's ``re``."""
     import re

@@ -1,4 +1,4 @@
-"""Skills (tools-mcp-cli spec 5.1, workflow-and-agent spec 3.6).
+"""Skills (docs/mcp.md, docs/workflows.md).
 
 A skill is a Markdown file (or a directory holding ``SKILL.md``) registered under ``skills:``;
 its optional frontmatter has ``name`` (default: the registry key) and ``description``; its body is

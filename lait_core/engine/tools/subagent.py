@@ -1,4 +1,4 @@
-"""Subagents as ``agent__<name>`` tools (tools-mcp-cli spec 5.2, workflow-and-agent spec 3.5).
+"""Subagents as ``agent__<name>`` tools (docs/mcp.md).
 
 Each name refers to an ``agents:`` registry entry (an agent Markdown file). Parameters are the
 agent's ``input_schema`` verbatim (the whole argument object is the input; its compact JSON is the

@@ -1,9 +1,9 @@
-"""The workflow executor (workflow-and-agent spec section 1): `run_workflow` runs a version 2
+"""The workflow executor (docs/workflows.md): `run_workflow` runs a version 2
 workflow file exactly as written -- every step kind, typed values between steps, retries,
 timeouts, `on_error`, parallel branches, concurrent loops and child workflows -- reporting
 progress through the session's Interaction.
 
-Modules: ``runner`` (one step in the order of spec 1.4, step lists), ``steps`` (leaf kinds),
+Modules: ``runner`` (one step in the order of docs/workflows.md, step lists), ``steps`` (leaf kinds),
 ``control`` (group/switch/parallel/loops), ``files`` (a file run, child workflows), ``llm_steps``
 (prompt/agent), ``inputs`` (``inputs:`` and the initial value), ``loader`` (validation, cycles),
 ``errors`` (what the CLI maps to exit codes).

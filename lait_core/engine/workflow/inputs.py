@@ -1,4 +1,4 @@
-"""Binding a workflow's ``inputs:`` (spec 1.3) and typing its initial value (spec 1.1)."""
+"""Binding a workflow's ``inputs:`` and typing its initial value (docs/workflows.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The model-calling step kinds, `prompt` and `agent` (spec 1.5, 1.7, 3.3): settings from the step,
+"""The model-calling step kinds, `prompt` and `agent` (docs/workflows.md): settings from the step,
 (the agent definition,) the workflow's `default:` merged over callers, then lait.config.yml."""
 
 from __future__ import annotations

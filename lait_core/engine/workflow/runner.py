@@ -1,4 +1,4 @@
-"""Running a step list and one step in the order of spec 1.4:
+"""Running a step list and one step in the order of docs/workflows.md:
 
 1. count the step, label it (`id` or `step-<n> (<kind>)`);
 2. `when` on the incoming value (falsy: `(skipped)`, value unchanged, nothing recorded);

@@ -1,4 +1,4 @@
-"""Schema references of a workflow file (spec 1.8): a ``schemas:`` name, ``{file: path}`` relative to
+"""Schema references of a workflow file (docs/workflows.md): a ``schemas:`` name, ``{file: path}`` relative to
 the workflow file's directory, or an inline body; and the partial validator's messages as errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Lint a test or eval file (spec tools-mcp-cli 7.6/7.7): its shape (LAIT701/702), its target workflow
+"""Lint a test or eval file (docs/testing.md): its shape (LAIT701/702), its target workflow
 (LAIT703), the step ids (LAIT704) and tool names (LAIT705) its assertions name, its replay folder
 (LAIT706) and the jq of ``jq``/``args_jq`` assertions (LAIT402)."""
 

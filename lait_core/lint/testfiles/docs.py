@@ -1,4 +1,4 @@
-"""What each key of a test or eval file, and each assertion type, means (spec tools-mcp-cli 7.6/7.7).
+"""What each key of a test or eval file, and each assertion type, means (docs/testing.md).
 
 One table for the JSON Schemas' descriptions, hover and completion documentation."""
 

@@ -14,7 +14,7 @@ RULE = rule(
     "test-unknown-key",
     Severity.ERROR,
     "A test or eval file, or one of its assertions, has a key lait does not know.",
-    "`lait test` and `lait eval` reject unknown keys (spec 7.6/7.7), so a misspelt key fails the whole "
+    "`lait test` and `lait eval` reject unknown keys, so a misspelt key fails the whole "
     "file before anything runs. A test file has `workflow`, `input`, `inputs`, `replay` and `assert`; an eval "
     "file `target` (`workflow` and `inputs`, or `model` and `prompt`) and `cases` (`input`, `assert`); each "
     "assertion has `type` and the fields of its type (`value`, `expr`, `name`/`min`/`max`/`args_jq`, "
