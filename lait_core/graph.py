@@ -126,8 +126,8 @@ class _Builder:
             self.edges.append(Edge(e.source, target, label, e.dashed))
 
     def steps(self, steps: list[Step], pending: list[_Exit], cluster: Cluster) -> list[_Exit]:
-        for position, step in enumerate(steps, 1):
-            pending = self.step(step, position, pending, cluster)
+        for step in steps:
+            pending = self.step(step, pending, cluster)
         return pending
 
     def body(self, title: str, steps: list[Step], pending: list[_Exit], parent: Cluster) -> list[_Exit]:
@@ -138,11 +138,11 @@ class _Builder:
     def children(self, step: Step, prefix: str) -> list[tuple[str, list[Step]]]:
         return [(key, kids) for key, kids in step.children if key == prefix or key.startswith(prefix)]
 
-    def step(self, step: Step, position: int, pending: list[_Exit], cluster: Cluster) -> list[_Exit]:
+    def step(self, step: Step, pending: list[_Exit], cluster: Cluster) -> list[_Exit]:
         kind = step.kind
-        label = step.id or f"step-{position}"
+        label = step.name
         detail = step_detail(step)
-        text = f"{label} ({kind})" + (f"\n{detail}" if detail else "")
+        text = step.title + (f"\n{detail}" if detail else "")
         shape: Shape = "action" if kind in ACTIONS else "terminal" if kind in ("stop", "break") else "control"
         node = Node(self.new_id(), text, shape, step)
         cluster.items.append(node)

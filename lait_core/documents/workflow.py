@@ -64,22 +64,42 @@ def identifier_message(what: str, name: Any) -> str:
     return f"invalid {what} \"{name}\": use a letter or '_' followed by letters, digits, '_' or '-'"
 
 
+def step_name(ident: str | None, number: int, kind: str) -> str:
+    """The one name of a step, wherever lait shows it (outline, diagnostics, graph, dry run, run
+    progress and events, trace): its ``id``, else ``step-<number> (<kind>)``, ``number`` being the
+    step's place in the file counting every step in document order, nested ones included, from 1
+    (the number the run's progress counter gives it when every step before it ran once)."""
+    return ident if ident is not None else f"step-{number} ({kind})"
+
+
 @dataclass(slots=True)
 class Step:
     kind: str
     node: MappingNode
     label: str
-    """`step 'id'` or `step n (kind)` (n counts within the step's own list)."""
+    """How messages name the step: `step 'id'`, else its :attr:`name` (`step-4 (jq)`)."""
     model: m.StepBase | None
     children: list[tuple[str, list[Step]]] = field(default_factory=list)
     placement: Placement = field(default_factory=Placement)
     """Where the step runs within its own file (a child file adds its caller's placement)."""
+    number: int = 0
+    """The step's place among all the file's steps in document order (from 1, see :func:`step_name`)."""
 
     @property
     def id(self) -> str | None:
         value = self.node.get("id")
         v = value.to_python() if value is not None else None
         return v if isinstance(v, str) else None
+
+    @property
+    def name(self) -> str:
+        """The step's one name (:func:`step_name`)."""
+        return step_name(self.id, self.number, self.kind)
+
+    @property
+    def title(self) -> str:
+        """The name with the kind: ``classify (prompt)``, ``step-4 (jq)`` (whose name has it already)."""
+        return self.name if self.id is None else f"{self.name} ({self.kind})"
 
     def get(self, key: str) -> Node | None:
         return self.node.get(key)
@@ -139,6 +159,8 @@ class _Loader:
         self.out = doc.diagnostics
         self.ids: dict[str, Node] = {}
         self.schema_names: set[str] = set()
+        self.numbered = 0
+        """Steps numbered so far (every item of a step list takes the next number, in document order)."""
 
     # -- helpers ------------------------------------------------------------------------------
     def error(self, code: str, message: str, rng: Range, **kw: Any) -> None:
@@ -322,9 +344,11 @@ class _Loader:
         if not node.items:
             self.error(CODE_EMPTY_LIST, f"'{where}' must contain at least one step", node.range)
             return []
-        return [s for i, item in enumerate(node.items, 1) if (s := self.step(item, i, place)) is not None]
+        return [s for item in node.items if (s := self.step(item, place)) is not None]
 
-    def step(self, node: Node, index: int, place: _Place) -> Step | None:
+    def step(self, node: Node, place: _Place) -> Step | None:
+        self.numbered += 1
+        number = self.numbered
         if not isinstance(node, MappingNode):
             self.error(CODE_KIND, f"a step must be a mapping (got {describe(node.to_python())})", node.range)
             return None
@@ -347,7 +371,7 @@ class _Loader:
         kind = kinds[0]
         idv = node.get("id")
         idval = idv.to_python() if idv is not None else None
-        label = f"step '{idval}'" if isinstance(idval, str) else f"step {index} ({kind})"
+        label = f"step '{idval}'" if isinstance(idval, str) else step_name(None, number, kind)
         model_cls = m.STEP_KINDS[kind]
         data = self.shallow(node, kind)
         before = len(self.out)
@@ -364,7 +388,7 @@ class _Loader:
                         d.range,
                         d.severity,
                     )
-        step = Step(kind, node, label, model, placement=place.placement)
+        step = Step(kind, node, label, model, placement=place.placement, number=number)
         self.common(step)
         getattr(self, f"kind_{kind}")(step, place)
         return step

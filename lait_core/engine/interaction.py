@@ -212,7 +212,9 @@ class WorkflowStarted:
 
 @dataclass(frozen=True, slots=True)
 class StepStarted:
-    """`{prefix}[{number}] {label}`; ``label`` is the step id or `step-{number} ({kind})`."""
+    """`{prefix}[{number}] {label}`; ``label`` is the step's one name (its id, or `step-<n> (<kind>)`
+    with ``n`` its place in the file: :func:`lait_core.documents.workflow.step_name`), ``number`` the
+    run's progress counter."""
 
     label: str
     kind: str

@@ -221,11 +221,11 @@ class _Planner:
         shown = str(count.value) if count.exact else "?"
         self.unknown = self.unknown or not count.exact
         own = count.copy()
-        label = step.id or f"step-{shown}"
+        label = step.name
         kind = step.kind
         inner = indent + "    "
         body = inner + "    "
-        self.out(indent, f"[{shown}] {label}  ({kind})")
+        self.out(indent, f"[{shown}] {label}" if step.id is None else f"[{shown}] {label}  ({kind})")
         if model.when is not None:
             self.out(inner, f"when: {model.when}")
         if model.input is not None:

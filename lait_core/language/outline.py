@@ -153,7 +153,7 @@ def _step_symbol(step: Step) -> OutlineSymbol:
     id_node = node.get("id")
     kind_key = node.key_node(step.kind)
     selection = (id_node if ident is not None and id_node is not None else kind_key or node).range
-    sym = OutlineSymbol(ident or step.label, OutlineKind.STEP, tight_range(node), selection, step.kind)
+    sym = OutlineSymbol(step.name, OutlineKind.STEP, tight_range(node), selection, step.kind)
     cases = node.get("switch")
     parallel = node.get("parallel")
     for name, kids in step.children:

@@ -79,9 +79,9 @@ def test_shapes_labels_and_subgraphs_in_mermaid() -> None:
     # action: rectangle with escaped quotes and pipes; control: diamond; terminal: stadium
     assert '  n1["first (prompt)<br/>Say #quot;hi#quot; #124; {{ input }}"]' in lines
     assert '  n2{"route (switch)"}' in lines
-    assert '    n6(["step-1 (stop)"])' in lines
-    assert '    n16["step-1 (decide)<br/>questions: urgent, team"]' in lines
-    assert '    n13["step-1 (workflow)<br/>./child.yml (not expanded)"]' in lines
+    assert '    n6(["step-4 (stop)"])' in lines
+    assert '    n16["step-10 (decide)<br/>questions: urgent, team"]' in lines
+    assert '    n13["step-8 (workflow)<br/>./child.yml (not expanded)"]' in lines
     assert '  n14{"loop (for_each)<br/>each of .items"}' in lines
     assert '  subgraph c3["route case 1"]' in lines
     assert '  subgraph c10["branch left"]' in lines
@@ -123,26 +123,26 @@ def test_edges_of_the_flow() -> None:
     assert shapes["route (switch)"] == "control"
     assert shapes["both (parallel)"] == "control"
     assert shapes["loop (for_each)"] == "control"
-    assert shapes["step-1 (stop)"] == "terminal"
-    assert shapes["step-2 (break)"] == "terminal"
+    assert shapes["step-4 (stop)"] == "terminal"
+    assert shapes["step-11 (break)"] == "terminal"
     by_label = {
         (nodes[e.source].text.split("\n")[0], nodes[e.target].text.split("\n")[0], e.label, e.dashed)
         for e in graph.edges
     }
-    assert ("route (switch)", "step-1 (jq)", 'case 1: .kind == "a"', False) in by_label
-    assert ("step-1 (stop)", "end", "", False) in by_label
-    assert ("route (switch)", "step-1 (agent)", "else", False) in by_label
-    assert ("both (parallel)", "step-1 (run)", "left", False) in by_label
-    assert ("loop (for_each)", "step-1 (decide)", "each item", False) in by_label
-    assert ("step-1 (decide)", "loop (for_each)", "skipped; next", False) in by_label
-    assert ("loop (for_each)", "step-1 (jq)", "on error", True) in by_label
-    assert ("step-1 (jq)", "last (jq)", "when .ok", False) in by_label
+    assert ("route (switch)", "step-3 (jq)", 'case 1: .kind == "a"', False) in by_label
+    assert ("step-4 (stop)", "end", "", False) in by_label
+    assert ("route (switch)", "step-5 (agent)", "else", False) in by_label
+    assert ("both (parallel)", "step-7 (run)", "left", False) in by_label
+    assert ("loop (for_each)", "step-10 (decide)", "each item", False) in by_label
+    assert ("step-10 (decide)", "loop (for_each)", "skipped; next", False) in by_label
+    assert ("loop (for_each)", "step-12 (jq)", "on error", True) in by_label
+    assert ("step-12 (jq)", "last (jq)", "when .ok", False) in by_label
     assert ("loop (for_each)", "last (jq)", "done; when .ok", False) in by_label
-    assert ("step-2 (break)", "last (jq)", "break; when .ok", False) in by_label
+    assert ("step-11 (break)", "last (jq)", "break; when .ok", False) in by_label
     # a skipped `last` goes around it to the end
     assert ("loop (for_each)", "end", "done; skipped", False) in by_label
     # the stop branch does not continue to `both`
-    assert not any(s == "step-1 (stop)" and t == "both (parallel)" for s, t, _l, _d in by_label)
+    assert not any(s == "step-4 (stop)" and t == "both (parallel)" for s, t, _l, _d in by_label)
 
 
 def test_dot_is_well_formed() -> None:

@@ -82,24 +82,24 @@ async def test_workflow_outline_nests_steps(client: LanguageClient, tmp_path: Pa
             [
                 ("fetch", "run"),
                 (
-                    "step 2 (group)",
+                    "step-2 (group)",
                     "group",
-                    [("step 1 (jq)", "jq"), ("inner", "prompt"), ("on_error", None, [("step 1 (jq)", "jq")])],
+                    [("step-3 (jq)", "jq"), ("inner", "prompt"), ("on_error", None, [("step-5 (jq)", "jq")])],
                 ),
                 (
-                    "step 3 (switch)",
+                    "step-6 (switch)",
                     "switch",
-                    [("case 1", ". == 1", [("step 1 (jq)", "jq")]), ("else", None, [("step 1 (jq)", "jq")])],
+                    [("case 1", ". == 1", [("step-7 (jq)", "jq")]), ("else", None, [("step-8 (jq)", "jq")])],
                 ),
                 (
-                    "step 4 (parallel)",
+                    "step-9 (parallel)",
                     "parallel",
                     [
-                        ("left", "branch", [("step 1 (jq)", "jq")]),
-                        ("right", "branch", [("step 1 (jq)", "jq")]),
+                        ("left", "branch", [("step-10 (jq)", "jq")]),
+                        ("right", "branch", [("step-11 (jq)", "jq")]),
                     ],
                 ),
-                ("step 5 (for_each)", "for_each", [("step 1 (write)", "write")]),
+                ("step-12 (for_each)", "for_each", [("step-13 (write)", "write")]),
             ],
         ),
     ]

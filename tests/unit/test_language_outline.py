@@ -39,7 +39,7 @@ def test_loops_and_error_handlers_nest() -> None:
             "2 steps",
             [
                 (
-                    "step 1 (while)",
+                    "step-1 (while)",
                     "step",
                     "while",
                     [
@@ -52,13 +52,13 @@ def test_loops_and_error_handlers_nest() -> None:
                                     "on_error",
                                     "branch",
                                     "",
-                                    [("step 1 (until)", "step", "until", [("step 1 (break)", "break")])],
+                                    [("step-3 (until)", "step", "until", [("step-4 (break)", "break")])],
                                 )
                             ],
                         )
                     ],
                 ),
-                ("step 2 (stop)", "stop"),
+                ("step-5 (stop)", "stop"),
             ],
         )
     ]
@@ -84,7 +84,7 @@ def test_workflow_sections_and_details() -> None:
         ("agents", "section", "", [("w", "Writes.")]),
         ("models", "section", "", [("m", "qwen")]),
         ("default", "section", "", [("timeout", "30")]),
-        ("steps", "section", "1 steps", [("step 1 (jq)", "jq")]),
+        ("steps", "section", "1 steps", [("step-1 (jq)", "jq")]),
     ]
 
 

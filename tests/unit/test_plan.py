@@ -65,7 +65,7 @@ def test_header_inputs_first_step_rendered_and_closing_lines(tmp_path: Path) -> 
         "    prompt: Classify the prompt for lait",
         "    model: fast-1 @ http://fast.example/v1",
         "    tools: grep",
-        "[2] step-2  (prompt)",
+        "[2] step-2 (prompt)",
         "    prompt: Use {{ steps.classify }} and {{ input }}" + UNRENDERED,
         "    model: raw-model-id @ http://config.example/v1",
         "    tools: grep",
@@ -84,7 +84,7 @@ def test_input_of_a_later_step_and_a_step_with_input_are_not_known(tmp_path: Pat
         """,
         initial={"x": 1},
     )
-    assert lines[1:4] == ["[1] step-1  (prompt)", "    input: .x", "    prompt: {{ input }}" + UNRENDERED]
+    assert lines[1:4] == ["[1] step-1 (prompt)", "    input: .x", "    prompt: {{ input }}" + UNRENDERED]
 
 
 def test_each_over_steps_is_never_rendered_empty(tmp_path: Path) -> None:
@@ -223,43 +223,43 @@ def test_control_steps_nest_numbered_as_the_run_numbers_them(tmp_path: Path) -> 
         'inputs: {"x":"X"}',
         "[1] route  (switch)",
         "    case 1: when .a",
-        "        [2] step-2  (jq)",
+        "        [2] step-2 (jq)",
         "            jq: 1",
         "    case 2: when .b",
-        "        [2] step-2  (stop)",
+        "        [2] step-3 (stop)",
         "            -> ends the workflow with the current value",
         "    else: (none; no matching case is a runtime error)",
-        "[3] step-3  (switch)",
+        "[3] step-4 (switch)",
         "    case 1: when .c",
-        "        [4] step-4  (jq)",
+        "        [4] step-5 (jq)",
         "            jq: 2",
         "    else:",
-        "        [4] step-4  (jq)",
+        "        [4] step-6 (jq)",
         "            jq: 3",
         "[5] both  (parallel)",
         "    branch 'left':",
-        "        [1] step-1  (run)",
+        "        [1] step-8 (run)",
         "            run: echo X {{ input }}" + UNRENDERED,
         "    branch 'right':",
-        "        [1] step-1  (write)",
+        "        [1] step-9 (write)",
         "            write: out-{{ loop.index }}.txt" + UNRENDERED,
-        "[6] step-6  (for_each)",
+        "[6] step-10 (for_each)",
         "    items: .items",
         "    max_concurrency: 3",
-        "        [1] step-1  (jq)",
+        "        [1] step-11 (jq)",
         "            jq: .",
-        "[7] step-7  (while)",
+        "[7] step-12 (while)",
         "    while . < 3, max_iterations: 5",
         "        " + LOOP_NOTE,
-        "        [8] step-8  (jq)",
+        "        [8] step-13 (jq)",
         "            jq: . + 1",
-        "        [9] step-9  (break)",
+        "        [9] step-14 (break)",
         "            when: . == 2",
         "            -> ends the innermost loop with the current value",
-        "[?] step-?  (until)",
+        "[?] step-15 (until)",
         "    until .done, max_iterations: 2",
-        "        [?] step-?  (group)",
-        "            [?] step-?  (jq)",
+        "        [?] step-16 (group)",
+        "            [?] step-17 (jq)",
         "                jq: {done: true}",
         UNKNOWN_NOTE,
     ]
@@ -297,18 +297,18 @@ def test_numbers_after_a_switch_a_skipped_or_retried_group_and_on_error(tmp_path
     )
     numbered = [line for line in lines if line.lstrip().startswith("[")]
     assert numbered == [
-        "[1] step-1  (switch)",
-        "        [2] step-2  (jq)",
-        "        [2] step-2  (stop)",
-        "        [2] step-2  (jq)",
-        "[3] step-3  (jq)",
+        "[1] step-1 (switch)",
+        "        [2] step-2 (jq)",
+        "        [2] step-3 (stop)",
+        "        [2] step-4 (jq)",
+        "[3] step-5 (jq)",
         "[4] after_equal_cases  (jq)",
-        "[5] step-5  (group)",
-        "    [6] step-6  (stop)",
-        "[6] step-6  (jq)",
-        "[7] step-7  (group)",
-        "    [8] step-8  (jq)",
-        "[?] step-?  (jq)",
+        "[5] step-7 (group)",
+        "    [6] step-8 (stop)",
+        "[6] step-9 (jq)",
+        "[7] step-10 (group)",
+        "    [8] step-11 (jq)",
+        "[?] step-12 (jq)",
         UNKNOWN_NOTE,
     ]
     lines = plan(
@@ -331,14 +331,14 @@ def test_numbers_after_a_switch_a_skipped_or_retried_group_and_on_error(tmp_path
     )
     numbered = [line for line in lines if line.lstrip().startswith("[")]
     assert numbered == [
-        "[1] step-1  (jq)",
-        "        [2] step-2  (jq)",
-        "[?] step-?  (jq)",
-        "[?] step-?  (switch)",
-        "        [?] step-?  (jq)",
-        "        [?] step-?  (jq)",
-        "        [?] step-?  (jq)",
-        "[?] step-?  (jq)",
+        "[1] step-1 (jq)",
+        "        [2] step-2 (jq)",
+        "[?] step-3 (jq)",
+        "[?] step-4 (switch)",
+        "        [?] step-5 (jq)",
+        "        [?] step-6 (jq)",
+        "        [?] step-7 (jq)",
+        "[?] step-8 (jq)",
         UNKNOWN_NOTE,
     ]
 
@@ -357,12 +357,12 @@ def test_group_passes_the_known_input_to_its_first_step(tmp_path: Path) -> None:
         initial="hello",
     )
     assert lines[1:] == [
-        "[1] step-1  (group)",
-        "    [2] step-2  (run)",
+        "[1] step-1 (group)",
+        "    [2] step-2 (run)",
         "        run: echo hello",
         "    retry: max_attempts=2, delay_seconds=1, backoff=1",
         "    on_error:",
-        "        [?] step-?  (jq)",
+        "        [?] step-3 (jq)",
         "            jq: .error",
         UNKNOWN_NOTE,
     ]
@@ -390,21 +390,21 @@ def test_actions_without_a_model(tmp_path: Path) -> None:
         inputs={"p": "lait"},
     )
     assert lines[2:] == [
-        "[1] step-1  (workflow)",
+        "[1] step-1 (workflow)",
         "    workflow: ./child.yml (not expanded; run 'lait run --dry-run' on it directly)",
         "    with: {a: 1}",
-        "[2] step-2  (ask)",
+        "[2] step-2 (ask)",
         "    ask: Which version of lait?",
         "    choices: a, b",
         "    default: none  (fails when stdin is not an interactive terminal)",
-        "[3] step-3  (ask)",
+        "[3] step-3 (ask)",
         "    ask: Sure?",
         "    default: yes  (used when stdin is not an interactive terminal)",
-        "[4] step-4  (decide)",
+        "[4] step-4 (decide)",
         "    decide: urgent (noul), team (choice)",
         "    model: jev-1",
         "    (running 'decide' steps is not supported by this version of lait)",
-        "[5] step-5  (run)",
+        "[5] step-5 (run)",
         "    run: python3 -c print(1)",
         "    env: A, B",
         "    cwd: sub",
@@ -436,20 +436,20 @@ def test_agents_inline_path_registry_and_unregistered(tmp_path: Path) -> None:
         config=config,
     )
     assert lines[1:] == [
-        "[1] step-1  (agent)",
+        "[1] step-1 (agent)",
         "    agent: editor (inline, from 'agents:')",
         "    model: inline-model @ http://config.example/v1",
         "    tools: grep",
-        "[2] step-2  (agent)",
+        "[2] step-2 (agent)",
         "    agent: ./agents/local.md",
         "    model: fast-1 @ http://fast.example/v1",
         "    mcp: notes",
         "    subagents: helper",
         "    tools: grep",
-        "[3] step-3  (agent)",
+        "[3] step-3 (agent)",
         "    agent: reg (registered in lait.config.yml)",
         "    model: reg-model @ http://config.example/v1",
-        "[4] step-4  (agent)",
+        "[4] step-4 (agent)",
         "    agent: nowhere",
         "    (agent 'nowhere' is not registered; the run would fail)",
     ]
@@ -458,7 +458,7 @@ def test_agents_inline_path_registry_and_unregistered(tmp_path: Path) -> None:
 def test_a_broken_agent_file_is_a_located_error(tmp_path: Path) -> None:
     (tmp_path / "bad.md").write_text("---\ntemperature: 9\n---\nx\n", encoding="utf-8")
     with pytest.raises(
-        PlanError, match=r"step 'step-1': failed to load agent file ./bad.md: .*bad.md:2:14: "
+        PlanError, match=r"step 'step-1 \(agent\)': failed to load agent file ./bad.md: .*bad.md:2:14: "
     ):
         plan(tmp_path, "steps:\n  - agent: ./bad.md\n")
     with pytest.raises(PlanError, match="no such file"):

@@ -59,8 +59,9 @@ def new_run_id() -> str:
     return run_id
 
 
-def top_level_label(step: Step, position: int) -> str:
-    return step.id or f"step-{position}"
+def top_level_label(step: Step) -> str:
+    """A top-level step's one name (its ``id``, else ``step-<n> (<kind>)``)."""
+    return step.name
 
 
 def step_digest(step: Step) -> str:
@@ -223,7 +224,7 @@ class Checkpointer:
 
 
 def labels_and_digests(steps: Sequence[Step]) -> tuple[list[str], list[str]]:
-    return [top_level_label(s, i) for i, s in enumerate(steps, start=1)], [step_digest(s) for s in steps]
+    return [top_level_label(s) for s in steps], [step_digest(s) for s in steps]
 
 
 def check_resume(

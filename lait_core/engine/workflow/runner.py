@@ -102,7 +102,7 @@ async def run_step(step: Step, incoming: Any, frame: Frame) -> Any:
 async def _run_step(step: Step, incoming: Any, frame: Frame) -> Any:
     run = frame.run
     number = frame.counter.next()
-    label = step.id or f"step-{number} ({step.kind})"
+    label = step.name
     call = StepCall(step, label, number, frame)
     model = step.model
     assert model is not None
