@@ -586,7 +586,7 @@ def test_stdin_uses_the_project_config_found_from_its_name(lait: Lait) -> None:
     done = lait("lint", "--stdin-filename", "workflows/piped.yml", "-", stdin=text)
     assert done.returncode == 3
     assert done.lines == [
-        "workflows/piped.yml:3:21: LAIT503 error: step 1 (prompt) references unknown skill 'nope'; define it"
+        "workflows/piped.yml:3:21: LAIT503 error: step-1 (prompt) references unknown skill 'nope'; define it"
         " under 'skills:' in lait.config.yml; did you mean 'notes'?"
     ]
 

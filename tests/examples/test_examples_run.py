@@ -146,10 +146,10 @@ def test_release(example: Path, env: dict[str, str], server: ScriptedOpenAIServe
     assert json.loads(run.stdout) == {"version": "1.0", "checks": {"tests": "tests: ok", "lint": "lint: ok"}}
     assert (example / "release-1.0.md").read_text(encoding="utf-8") == "Polished notes"
     assert run.stderr.splitlines()[-5:] == [
-        "[6] step-6 (agent)",
-        "[7] step-7 (break)",
-        "[8] step-8 (write)",
-        "[9] step-9 (workflow) (skipped)",
+        "[6] step-9 (agent)",
+        "[7] step-10 (break)",
+        "[8] step-11 (write)",
+        "[9] step-12 (workflow) (skipped)",
         "[10] done",
     ]
     summaries = sorted(b["messages"][1]["content"] for b in server.bodies[:2])

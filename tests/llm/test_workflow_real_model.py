@@ -88,5 +88,5 @@ async def test_workflow_with_a_tool_calling_prompt_step(real_llm: LlamaServer, t
 
     labels = [e.label for e in interaction.of_type(StepStarted)]
     assert labels[:3] == ["answer", "numbers", "scaled"]
-    assert sorted(labels[3:]) == ["step-1 (run)", "step-1 (run)"]
+    assert sorted(labels[3:]) == ["step-4 (run)", "step-4 (run)"]
     assert elapsed < TEST_BUDGET * 2

@@ -105,9 +105,9 @@ async def test_parallel_results_in_declaration_order_and_copies_not_merged(wf: H
     result = await wf.run("w.yml", "x")
     assert result.value == [{"slow": "b0", "saw": "b0"}, "b0!", None, ["slow", "fast"]]
     progress = wf.progress()
-    assert "[slow] [1] step-1 (run)" in progress
+    assert "[slow] [1] step-3 (run)" in progress
     assert "[slow] [2] rec" in progress
-    assert "[fast] [1] step-1 (jq)" in progress
+    assert "[fast] [1] step-5 (jq)" in progress
 
 
 async def test_parallel_fail_fast_cancels_siblings(wf: Harness) -> None:
@@ -125,7 +125,7 @@ async def test_parallel_fail_fast_cancels_siblings(wf: Harness) -> None:
     )
     started = time.monotonic()
     with pytest.raises(
-        StepFailed, match=r"^step 'par': step 'step-1 \(run\)': command 'sh' failed \(exit status: 7\)$"
+        StepFailed, match=r"^step 'par': step 'step-3 \(run\)': command 'sh' failed \(exit status: 7\)$"
     ):
         await wf.run("w.yml", "x")
     assert time.monotonic() - started < 5
@@ -161,7 +161,7 @@ async def test_for_each_sequential_loop_context_counter_and_break(wf: Harness) -
     progress = wf.progress()
     assert progress[:3] == ["[1] loop", "    -> iterating over 4 item(s)", "    -> item 1/4"]
     # the counter carries across items
-    assert "[4] step-4 (jq)" in progress and "[7] step-7 (break)" in progress
+    assert "[4] step-2 (jq)" in progress and "[7] step-3 (break)" in progress
 
 
 async def test_for_each_needs_an_array_and_empty_gives_empty(wf: Harness) -> None:
@@ -203,7 +203,7 @@ async def test_for_each_concurrent_item_order_limit_and_copies(wf: Harness) -> N
     assert peak == 2
     assert 0.6 <= elapsed < 5
     progress = wf.progress()
-    assert "[item-1] [1] step-1 (run)" in progress and "[item-4] [2] mine" in progress
+    assert "[item-1] [1] step-3 (run)" in progress and "[item-4] [2] mine" in progress
 
 
 async def test_for_each_concurrent_fail_fast(wf: Harness) -> None:

@@ -72,7 +72,7 @@ CHILD_CASES: dict[str, tuple[dict[str, str], str, int]] = {
             "main.yml": "steps:\n  - parallel:\n      a:\n        - workflow: ./child.yml\n      b:\n        - jq: .\n",
             "child.yml": "steps:\n  - ask: 'name?'\n",
         },
-        "in workflow './child.yml': step 1 (ask): 'ask' cannot run inside a 'parallel' branch or a concurrent"
+        "in workflow './child.yml': step-1 (ask): 'ask' cannot run inside a 'parallel' branch or a concurrent"
         " 'for_each' (the child workflow is called from one)",
         4,
     ),
@@ -91,7 +91,7 @@ CHILD_CASES: dict[str, tuple[dict[str, str], str, int]] = {
             "      - workflow: child.yml\n",
             "child.yml": "steps:\n  - write: out.txt\n",
         },
-        "in workflow 'child.yml': 'write' (step 1 (write)) with a fixed path cannot run inside a concurrent"
+        "in workflow 'child.yml': 'write' (step-1 (write)) with a fixed path cannot run inside a concurrent"
         " 'for_each'",
         5,
     ),

@@ -60,24 +60,24 @@ async def test_progress_lines_on_stderr(wf: Harness) -> None:
     parallel = [line for line in lines if line.startswith(("[a]", "[b]"))]
     items = [line for line in lines if line.startswith("[item-")]
     ordered = [line for line in lines if not line.startswith(("[a]", "[b]", "[item-"))]
-    assert sorted(parallel) == ["[a] [1] step-1 (jq)", "[b] [1] step-1 (jq)", "[b] [2] named"]
-    assert sorted(items) == ["[item-1] [1] step-1 (jq)", "[item-2] [1] step-1 (jq)"]
+    assert sorted(parallel) == ["[a] [1] step-3 (jq)", "[b] [1] step-4 (jq)", "[b] [2] named"]
+    assert sorted(items) == ["[item-1] [1] step-7 (jq)", "[item-2] [1] step-7 (jq)"]
     assert ordered == [
         "==> demo: shows progress",
         "[1] skipped (skipped)",
         "[2] step-2 (parallel)",
-        "[3] step-3 (for_each)",
+        "[3] step-6 (for_each)",
         "    -> iterating over 2 item(s)",
-        "[4] step-4 (for_each)",
+        "[4] step-8 (for_each)",
         "    -> iterating over 1 item(s)",
         "    -> item 1/1",
-        "[5] step-5 (workflow)",
+        "[5] step-9 (workflow)",
         "    -> kid",
         "    [1] inner",
         "[6] flaky",
         "    -> attempt 1/2 failed: command 'sh' failed (exit status: 1); retrying in 0.0s",
         "    -> step failed, running 'on_error': command 'sh' failed (exit status: 1)",
-        "[7] step-7 (jq)",
+        "[7] step-11 (jq)",
     ]
 
 
