@@ -42,5 +42,5 @@ def graph(
     if not path.is_file():  # a 'workflows:' name: only then is the config needed
         loaded, _folder = load_run_config(Common(config, no_config).merged())
         path = find_target(file, loaded.workflows, "workflow")
-    doc = load_workflow(path)
+    doc = load_workflow(path, Common(config, no_config).merged())
     write_output(OutputOptions(output), render_graph(doc, fmt))

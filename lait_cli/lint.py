@@ -86,11 +86,13 @@ def lint(
             raise fail(f"cannot write '{output_file}': {exc.strerror or exc}", 2) from None
     else:
         sys.stdout.write(report)
-    errors, warnings = result.errors, result.warnings
-    files_count = len(result.reports)
-    if errors or warnings:
-        sys.stderr.write(f"lait: {errors} error(s) and {warnings} warning(s) in {files_count} file(s)\n")
+    from lait_core.lint.findings import ProblemCount, plural
+
+    count = ProblemCount.of(result.diagnostics)  # the count every surface gives (lait_core.lint.findings)
+    checked = plural(len(result.reports), "file")
+    if count:
+        sys.stderr.write(f"lait: {count.describe()} in {checked}\n")
     elif fmt == "text":
-        sys.stderr.write(f"lait: {files_count} file(s) checked, no problems\n")
-    if errors or (strict and warnings):
+        sys.stderr.write(f"lait: {checked} checked, no problems\n")
+    if count.errors or (strict and count.warnings):
         raise typer.Exit(3)

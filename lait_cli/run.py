@@ -107,8 +107,9 @@ class RunOptions:
     resume: str | None = None
 
 
-def load_workflow(path: Path) -> WorkflowDocument:
-    """The validated document, or exit 3 with every load error located (lint's line format)."""
+def load_workflow(path: Path, common: Common | None = None) -> WorkflowDocument:
+    """The validated document, or exit 3 with the file's findings located, as `lait lint` (with the
+    same ``--config``/``--no-config``) prints and counts them."""
     from lait_cli.runner import fail_invalid
     from lait_core.engine.workflow.errors import WorkflowLoadError
     from lait_core.engine.workflow.loader import load_document
@@ -116,7 +117,7 @@ def load_workflow(path: Path) -> WorkflowDocument:
     try:
         return load_document(None, path)
     except WorkflowLoadError as exc:
-        fail_invalid(exc, path, "workflow")
+        fail_invalid(exc, path, "workflow", common)
 
 
 def execute(
@@ -138,7 +139,7 @@ def execute(
         cli_inputs = parse_input_options(input_options)
     except InputError as exc:
         usage_error(str(exc))
-    doc = load_workflow(path)
+    doc = load_workflow(path, common)
     assert doc.model is not None
     run_options = run_options or RunOptions()
     if run_options.resume is not None:

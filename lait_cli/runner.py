@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from lait_core.diagnostics import Diagnostic
     from lait_core.documents.models import Config
     from lait_core.engine.models import DocumentInvalid, Usage
+    from lait_core.lint.engine import LintOptions
 
 _T = TypeVar("_T")
 
@@ -85,17 +86,35 @@ def diagnostic_line(d: Diagnostic, path: str | None = None) -> str:
     )
 
 
-def fail_invalid(exc: DocumentInvalid, path: Path, what: str) -> NoReturn:
+def fail_invalid(exc: DocumentInvalid, path: Path, what: str, common: Common | None = None) -> NoReturn:
     """Exit 3 for a ``what`` file (workflow, agent) that cannot be read or does not validate; its
-    errors are printed as ``lait lint`` prints them."""
+    errors are printed as ``lait lint`` prints them. A workflow's are its lint findings, counted as
+    lint and its dependants count them (lait_core.lint.findings), with ``common``'s config options."""
     if exc.unreadable:
         raise fail(f"cannot read {what} '{path}': {exc.diagnostics[0].message}", 3)
+    if what == "workflow":
+        from lait_core.lint.findings import finding_lines, invalid_workflow
+
+        findings, summary = invalid_workflow(path, list(exc.diagnostics), lint_options(common))
+        for line in finding_lines(findings, path):
+            sys.stderr.write(line + "\n")
+        raise fail(summary, 3)
     for d in sorted(exc.diagnostics, key=lambda d: d.sort_key()):
         sys.stderr.write(diagnostic_line(d, str(path)) + "\n")
-    if what == "agent":
-        raise fail(f"'{path}' is not a valid agent file", 3)
-    count = len(exc.diagnostics)
-    raise fail(f"'{path}' is not a valid {what} ({count} error{'s' if count != 1 else ''})", 3)
+    raise fail(f"'{path}' is not a valid {what} file", 3)
+
+
+def lint_options(common: Common | None) -> LintOptions:
+    """The ``lait lint`` options of the same ``--config``/``--no-config``."""
+    from lait_core.documents.config import ConfigMode
+    from lait_core.lint.engine import LintOptions
+
+    common = (common or Common()).merged()
+    if common.no_config:
+        return LintOptions(ConfigMode.DISABLED)
+    if common.config is not None:
+        return LintOptions(ConfigMode.EXPLICIT, common.config)
+    return LintOptions(ConfigMode.SEARCH)
 
 
 def load_run_config(common: Common) -> tuple[Config, Path]:

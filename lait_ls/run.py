@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -384,10 +384,27 @@ async def _run_workflow(
 ) -> tuple[str, str, Usage]:
     from lait_core.engine.workflow import run_workflow
 
-    result = await run_workflow(
-        session, path, prompt=params.prompt, inputs=input_texts(params.inputs), run_id=run_id
-    )
+    with invalid_top_file(path):
+        result = await run_workflow(
+            session, path, prompt=params.prompt, inputs=input_texts(params.inputs), run_id=run_id
+        )
     return result.text, params.prompt or "", result.usage
+
+
+@contextlib.contextmanager
+def invalid_top_file(path: Path) -> Iterator[None]:
+    """The run's own workflow does not validate: fail with its saved findings as `lait run` prints
+    and counts them (a child that does not validate keeps the engine's message)."""
+    from lait_core.engine.workflow.errors import WorkflowLoadError
+
+    try:
+        yield
+    except WorkflowLoadError as exc:
+        if exc.unreadable or exc.path != str(path):
+            raise
+        from lait_core.lint.findings import invalid_workflow_text
+
+        raise RunFailed(invalid_workflow_text(path, list(exc.diagnostics))) from None
 
 
 async def _dry_run(
@@ -397,7 +414,8 @@ async def _dry_run(
     from lait_core.engine.plan import dry_run
     from lait_core.engine.workflow.loader import load_document
 
-    doc = load_document(None, path)  # WorkflowLoadError (an EngineError): every error located
+    with invalid_top_file(path):
+        doc = load_document(None, path)
     return dry_run(doc, path, config, params.prompt, input_texts(params.inputs), environ)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Related, Severity
+from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents.agent import parse_agent
 from lait_core.documents.config import (
     ConfigDocument,
@@ -27,7 +27,6 @@ from lait_core.documents.config import (
 from lait_core.documents.skill import parse_skill
 from lait_core.documents.workflow import parse_workflow
 from lait_core.gcpause import paused_gc
-from lait_core.lint import suppression
 from lait_core.lint.checks.agents import check_agent_body, check_agent_content
 from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
 from lait_core.lint.checks.config import check_config
@@ -41,6 +40,7 @@ from lait_core.lint.discovery import (
     registered_kind,
     yaml_kind,
 )
+from lait_core.lint.findings import config_absent, finish, skipped_last, workflow_findings
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.positions import ZERO
 from lait_core.workspace import Workspace, canonical
@@ -164,7 +164,7 @@ class Linter:
         diags = list(doc.diagnostics)
         if doc.ok:
             diags += check_config(doc)
-        return _finish(diags, doc.source.text, _display(doc.path))
+        return finish(diags, doc.source.text, _display(doc.path))
 
     # -- files --------------------------------------------------------------------------------
     def lint_text(self, text: str, path: Path, kind: FileKind | None = None) -> list[Diagnostic]:
@@ -182,14 +182,12 @@ class Linter:
             diags = list(doc.diagnostics)
             if doc.ok:
                 diags += check_config(doc)
-            return _finish(diags, text, display)
+            return finish(diags, text, display)
         ws = self.workspace_for(path)
         skip = SkipTracker()
         diags = []
         if kind is FileKind.WORKFLOW:
-            wf = parse_workflow(text, display)
-            diags = list(wf.diagnostics)
-            diags += WorkflowChecks(ws, skip).run(wf, path)
+            return workflow_findings(parse_workflow(text, display), path, WorkflowChecks(ws, skip))
         elif kind is FileKind.AGENT:
             agent = parse_agent(text, display)
             diags = list(agent.diagnostics)
@@ -211,11 +209,9 @@ class Linter:
                     ZERO,
                 )
             ]
-        if skip.skipped and _config_absent(ws):
+        if skip.skipped and config_absent(ws):
             diags.append(skipped_diagnostic())
-        finished = _finish(diags, text, display, markdown=kind not in YAML_KINDS)
-        # LAIT506 is the file's last diagnostic, whatever its position
-        return [d for d in finished if d.code != "LAIT506"] + [d for d in finished if d.code == "LAIT506"]
+        return skipped_last(finish(diags, text, display, markdown=kind not in YAML_KINDS))
 
     def kind_of(self, path: Path) -> FileKind:
         """The file's kind by name, with a Markdown file registered under ``skills:`` a skill."""
@@ -282,28 +278,6 @@ class Linter:
 def _broken(loaded: LoadedConfig) -> LoadedConfig:
     """A config with errors: its own report says so; other files skip name checks quietly."""
     return LoadedConfig(loaded.config, present=False, project=loaded.project, global_doc=loaded.global_doc)
-
-
-def _config_absent(ws: Workspace) -> bool:
-    """No config at all, so LAIT506 applies (a broken config is reported on its own instead)."""
-    loaded = ws.loaded_config
-    return loaded is None or (not loaded.present and all(d.ok for d in loaded.documents))
-
-
-def _finish(diags: list[Diagnostic], text: str, display: str, *, markdown: bool = False) -> list[Diagnostic]:
-    """Suppressions applied, every diagnostic (and its related notes in the same file) attributed to
-    ``display``, sorted by position."""
-    kept = suppression.apply(diags, text, markdown=markdown)
-    own = {d.path for d in kept if d.path} | {os.path.abspath(display)}
-    out = []
-    for d in kept:
-        related = tuple(
-            Related(display, r.range, r.message) if r.path in own or os.path.abspath(r.path) in own else r
-            for r in d.related
-        )
-        out.append(Diagnostic(d.code, d.message, d.range, d.severity, display, related, d.fixes))
-    out.sort(key=lambda d: (d.range.start, d.code))
-    return out
 
 
 def _display(path: str) -> str:

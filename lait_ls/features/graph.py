@@ -31,7 +31,12 @@ def graph(ls: LaitServer, params: Any) -> dict[str, Any]:
     try:
         doc = load_document(None, path)
     except WorkflowLoadError as exc:
-        return {"uri": uri, "error": f"lait: {exc}"}
+        from lait_core.lint.findings import invalid_workflow_text
+
+        if exc.unreadable:
+            return {"uri": uri, "error": f"lait: {exc}"}
+        # the saved file's findings, counted as `lait lint` and the file's dependants count them
+        return {"uri": uri, "error": "lait: " + invalid_workflow_text(path, list(exc.diagnostics))}
     built = build_graph(doc)
     nodes = [
         {

@@ -23,7 +23,7 @@ def test_init_writes_lint_clean_starters(lait: Lait) -> None:
     lint = lait("lint", "--strict", "--format", "json", ".")
     assert (lint.returncode, json.loads(lint.stdout)) == (0, []), lint.stdout
     text = lait("lint", ".")
-    assert text.stderr == "lait: 5 file(s) checked, no problems\n"
+    assert text.stderr == "lait: 5 files checked, no problems\n"
 
 
 def test_init_never_overwrites(lait: Lait) -> None:

@@ -126,7 +126,7 @@ def test_text_format_lists_every_diagnostic_with_path_line_column_code_and_sever
             "msg": "LAIT204 'temperature' must be a number (got the string 'hot')",
         }
     ]
-    assert "lait: 4 error(s) and 2 warning(s)" in done.stderr
+    assert "lait: 4 errors and 2 warnings" in done.stderr
 
 
 def test_json_format_is_a_list_of_records(lait: Lait) -> None:
@@ -453,7 +453,7 @@ def test_empty_directory_exits_0(lait: Lait) -> None:
     done = lait("lint", "empty")
     assert done.returncode == 0
     assert done.stdout == ""
-    assert "0 file(s) checked, no problems" in done.stderr
+    assert "0 files checked, no problems" in done.stderr
     sarif = lait("lint", "--format", "sarif", "empty")
     assert sarif.returncode == 0
     assert json.loads(sarif.stdout)["runs"][0]["results"] == []
@@ -469,7 +469,7 @@ def test_warnings_only_exit_0_and_3_under_strict(lait: Lait) -> None:
     done = lait("lint", ".")
     assert done.returncode == 0, done.stdout
     assert [r[3] for r in _records(lait("lint", "--format", "json", ".").stdout)] == ["LAIT315", "LAIT404"]
-    assert "0 error(s) and 2 warning(s)" in done.stderr
+    assert "lait: 2 warnings in" in done.stderr
     for fmt in ("text", "json", "github", "sarif"):
         assert lait("lint", "--strict", "--format", fmt, ".").returncode == 3
 
@@ -525,7 +525,7 @@ def test_output_file_receives_the_report(lait: Lait, fmt: str) -> None:
     assert done.stdout == ""
     report = (lait.cwd / "report.out").read_text(encoding="utf-8")
     assert report == expected.stdout
-    assert "4 error(s) and 2 warning(s)" in done.stderr
+    assert "4 errors and 2 warnings" in done.stderr
     short = lait("lint", "--format", fmt, "-o", "short.out", ".")
     assert short.returncode == 3
     assert (lait.cwd / "short.out").read_text(encoding="utf-8") == report

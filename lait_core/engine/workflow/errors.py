@@ -35,11 +35,10 @@ class WorkflowLoadError(WorkflowError, DocumentInvalid):
                 f"{path}:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.code} {d.message}"
                 for d in diagnostics
             ]
-            count = len(lines)
-            message = (
-                f"'{path}' is not a valid workflow ({count} error{'s' if count != 1 else ''}):\n"
-                + "\n".join(lines)
-            )
+            from lait_core.lint.findings import ProblemCount
+
+            count = ProblemCount.of(diagnostics).describe()
+            message = f"'{path}' is not a valid workflow ({count}):\n" + "\n".join(lines)
         super().__init__(message, path=path, diagnostics=diagnostics, unreadable=unreadable)
 
 

@@ -39,17 +39,21 @@ from lait_core.lint.checks.agents import (
 )
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
 from lait_core.lint.checks.gguf import check_gguf_files
+from lait_core.lint.findings import ProblemCount, workflow_findings
 from lait_core.lint.security import shell_interpolation, write_path
 from lait_core.source import reads
 from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
 
 _SUMMARY_CODES = ("LAIT319", "LAIT320")
+SKIPPED = "LAIT506"
 
 
 def _summary(ctx: str, verb: str, ref: str, problems: list[Diagnostic], code: str) -> Diagnostic | None:
     """One diagnostic at the reference for the problems found in another file (and, through nested
-    references, in the files it uses): all of them attached as related locations, the first quoted."""
+    references, in the files it uses): all of them attached as related locations, the first quoted.
+    The count is the other file's own findings, counted as lint counts them (a nested reference's
+    summary is one finding of the file holding it)."""
     if not problems:
         return None
     ordered = sorted(problems, key=lambda d: (d.severity != Severity.ERROR, d.range.start))
@@ -61,7 +65,7 @@ def _summary(ctx: str, verb: str, ref: str, problems: list[Diagnostic], code: st
         else:
             flat.append(Related(d.path, d.range, f"{d.code} {d.message}"))
     leaf = flat[0]
-    count = f"{len(flat)} problems" if len(flat) > 1 else "a problem"
+    count = ProblemCount.of(problems).describe()
     message = (
         f"{ctx} {verb} '{ref}', which has {count}; the first: {leaf.message} ({leaf.path}:{leaf.range.start})"
     )
@@ -388,12 +392,15 @@ class WorkflowChecks:
                 )
             )
             return
-        problems = self._child_results.get(key)
-        if problems is None:
-            problems = [d.at(loaded.path) for d in loaded.diagnostics]
-            if loaded.ok:
-                problems += [d.at(loaded.path) for d in self.run(loaded, target, (*stack, key))]
-            self._child_results[key] = problems
+        findings = self._child_results.get(key)
+        if findings is None:  # exactly what `lait lint` reports for the child
+            findings = workflow_findings(loaded, target, self, (*stack, key))
+            self._child_results[key] = findings
+        # LAIT506 (names not checked: no config) is about this lint, not the child: the calling file
+        # gets it once, as before
+        problems = [d for d in findings if d.code != SKIPPED]
+        if len(problems) != len(findings):
+            self.skip.skipped = True
         summary = _summary(step.label, "runs workflow", ref, problems, "LAIT320")
         if summary is not None:
             out.append(_relocate(summary, node))

@@ -1,4 +1,5 @@
-"""LAIT703 test-workflow: the workflow a test or eval file runs cannot be found or does not load."""
+"""LAIT703 test-workflow: the workflow a test or eval file runs cannot be found, does not load or has
+errors (counted as `lait lint` counts them)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ RULE = rule(
     CODE,
     "test-workflow",
     Severity.ERROR,
-    "The workflow a test or eval file runs cannot be found or does not load.",
+    "The workflow a test or eval file runs cannot be found, does not load or has errors.",
     "`workflow:` (in an eval file `target: {workflow: ...}`) is a path relative to the test file. A "
     "missing file, or a workflow with errors of its own, fails the test before any assertion is "
     "checked; the workflow's first error is shown as a related location.",
@@ -56,15 +57,21 @@ def check(
         reason = f": {problem.message}" if problem is not None else ""
         out.append(Diagnostic(CODE, f"the workflow '{node.value}' cannot be read{reason}", node.range))
         return None
-    errors = [d for d in doc.diagnostics if d.severity is Severity.ERROR]
+    from lait_core.lint.checks.capabilities import SkipTracker
+    from lait_core.lint.checks.workflows import WorkflowChecks
+    from lait_core.lint.findings import ProblemCount, workflow_findings
+
+    findings = workflow_findings(doc, path, WorkflowChecks(ws, SkipTracker()))  # what `lait lint` says of it
+    errors = [d for d in findings if d.severity is Severity.ERROR]
     if errors:
         first = errors[0]
+        state = "does not load" if not doc.ok else "has errors"
         out.append(
             Diagnostic(
                 CODE,
-                f"the workflow '{node.value}' does not load ({len(errors)} error(s)); `lait lint` it",
+                f"the workflow '{node.value}' {state} ({ProblemCount.of(findings).describe()}); `lait lint` it",
                 node.range,
-                related=(Related(str(path), first.range, first.message),),
+                related=(Related(str(path), first.range, f"{first.code} {first.message}"),),
             )
         )
     return doc

@@ -1,0 +1,162 @@
+"""What `lait lint` reports about one file, and the one way lait counts it.
+
+Every surface that describes another file's problems counts them here, from the same findings
+`lait lint FILE` prints for that file (suppressions applied): a workflow's dependants (LAIT320 at a
+``workflow:`` step, LAIT703 in a test or eval file), the refusal of `lait run`/`lait graph` and of the
+editor's run and graph view, and lint's own summary. A workflow with 3 errors and 1 warning is
+"3 errors and 1 warning" on all of them (issue 25).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lait_core.diagnostics import Diagnostic, Related, Severity
+from lait_core.lint import suppression
+
+if TYPE_CHECKING:
+    from lait_core.documents.workflow import WorkflowDocument
+    from lait_core.lint.checks.workflows import WorkflowChecks
+    from lait_core.lint.engine import LintOptions
+    from lait_core.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemCount:
+    errors: int = 0
+    warnings: int = 0
+
+    @classmethod
+    def of(cls, diagnostics: Iterable[Diagnostic]) -> ProblemCount:
+        errors = warnings = 0
+        for d in diagnostics:
+            if d.severity == Severity.ERROR:
+                errors += 1
+            elif d.severity == Severity.WARNING:
+                warnings += 1
+        return cls(errors, warnings)
+
+    def __add__(self, other: ProblemCount) -> ProblemCount:
+        return ProblemCount(self.errors + other.errors, self.warnings + other.warnings)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors or self.warnings)
+
+    def describe(self) -> str:
+        """``3 errors and 1 warning``, ``1 error``, ``2 warnings``, ``no problems``."""
+        parts = [plural(n, word) for n, word in ((self.errors, "error"), (self.warnings, "warning")) if n]
+        return " and ".join(parts) or "no problems"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def config_absent(ws: Workspace) -> bool:
+    """No config at all, so LAIT506 applies (a broken config is reported on its own instead)."""
+    loaded = ws.loaded_config
+    return loaded is None or (not loaded.present and all(d.ok for d in loaded.documents))
+
+
+def finish(diags: list[Diagnostic], text: str, display: str, *, markdown: bool = False) -> list[Diagnostic]:
+    """Suppressions applied, every diagnostic (and its related notes in the same file) attributed to
+    ``display``, sorted by position."""
+    kept = suppression.apply(diags, text, markdown=markdown)
+    own = {d.path for d in kept if d.path} | {os.path.abspath(display)}
+    out = []
+    for d in kept:
+        related = tuple(
+            Related(display, r.range, r.message) if r.path in own or os.path.abspath(r.path) in own else r
+            for r in d.related
+        )
+        out.append(Diagnostic(d.code, d.message, d.range, d.severity, display, related, d.fixes))
+    out.sort(key=lambda d: (d.range.start, d.code))
+    return out
+
+
+def skipped_last(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """LAIT506 is a file's last diagnostic, whatever its position."""
+    return [d for d in diags if d.code != "LAIT506"] + [d for d in diags if d.code == "LAIT506"]
+
+
+def workflow_findings(
+    doc: WorkflowDocument, path: Path, checks: WorkflowChecks, stack: tuple[str, ...] = ()
+) -> list[Diagnostic]:
+    """What `lait lint` reports for the workflow ``doc`` (read from ``path``): its load problems, the
+    lint-only checks (through ``checks``, which caches the children it visits) and LAIT506 when a
+    name check had no config, suppressions applied, attributed to ``doc.path``."""
+    from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
+
+    outer = checks.skip
+    checks.skip = own = SkipTracker()
+    try:
+        diags = list(doc.diagnostics) + checks.run(doc, path, stack)
+    finally:
+        checks.skip = outer
+    if own.skipped and config_absent(checks.ws):
+        diags.append(skipped_diagnostic())
+    return skipped_last(finish(diags, doc.source.text, doc.path))
+
+
+def lint_one(path: Path, options: LintOptions | None = None) -> list[Diagnostic]:
+    """`lait lint PATH`'s findings for one file, as that command finds them."""
+    from lait_core.lint.engine import Linter
+
+    return Linter(options).lint_file(path).diagnostics
+
+
+def invalid_workflow(
+    path: Path, load_errors: list[Diagnostic], options: LintOptions | None = None
+) -> tuple[list[Diagnostic], str]:
+    """A workflow that does not load, as a run or a graph refuses it: the file's lint findings (the
+    errors that stop the load among them) and the line that sums them up, ``'<path>' is not a valid
+    workflow (3 errors and 1 warning)``. Should lint find nothing (a file changed in between),
+    the load errors stand for it."""
+    findings = lint_one(path, options)
+    if not any(d.severity == Severity.ERROR for d in findings):
+        findings = sorted(load_errors, key=lambda d: d.sort_key())
+    return findings, f"'{path}' is not a valid workflow ({ProblemCount.of(findings).describe()})"
+
+
+def finding_line(d: Diagnostic, path: str | None = None) -> str:
+    """``path:line:col: CODE severity: message``, as `lait lint` prints a finding (``path``: the
+    name to show for the finding's file)."""
+    start = d.range.start
+    return (
+        f"{path or d.path}:{start.line + 1}:{start.character + 1}: {d.code} {d.severity.value}: {d.message}"
+    )
+
+
+def finding_lines(findings: Iterable[Diagnostic], path: Path) -> list[str]:
+    """The findings' lines, the file ``path`` named as given (lint names it relative to the working
+    directory), other files as lint names them."""
+    here = os.path.abspath(path)
+    return [finding_line(d, str(path) if os.path.abspath(d.path) == here else None) for d in findings]
+
+
+def invalid_workflow_text(
+    path: Path, load_errors: list[Diagnostic], options: LintOptions | None = None
+) -> str:
+    """:func:`invalid_workflow` as one text: the summary, then each finding on a line of its own."""
+    findings, summary = invalid_workflow(path, load_errors, options)
+    return summary + ":\n" + "\n".join(finding_lines(findings, path))
+
+
+__all__ = [
+    "ProblemCount",
+    "config_absent",
+    "finding_line",
+    "finding_lines",
+    "finish",
+    "invalid_workflow",
+    "invalid_workflow_text",
+    "lint_one",
+    "plural",
+    "skipped_last",
+    "workflow_findings",
+]
