@@ -176,6 +176,11 @@ class McpConnection:
                 state=self.http,
                 auth=self._auth,
             )
+        from lait_core.redact import CREDENTIAL_PARAMETER, add_secret
+
+        for key in self.config.env:  # its stderr is quoted in failures: never its credentials
+            if CREDENTIAL_PARAMETER.search(key):
+                add_secret(spec.env.get(key))
         return stdio_transport(
             self.name,
             spec.argv,

@@ -3,19 +3,21 @@ the whole inherited environment plus ``env:`` (the SDK passes an allowlist), lea
 process group, may send frames of at most ``frame_bytes``, and on close has its stdin closed and
 its whole group killed and reaped at once. When the server exits while something else of its
 group keeps its stdout open, the group is killed so the connection fails at once instead of at
-the request timeout. Its stderr goes to lait's stderr (the file given, by
-file descriptor when it has one, else copied line by line).
+the request timeout. Its stderr is copied, line by line and redacted, to lait's stderr (or the file
+given) and its last lines are kept (:mod:`.stderr_tail`): a failure
+message ends with them, so it shows the cause the server printed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any, TextIO
+from dataclasses import dataclass, field
+from typing import TextIO
 
 import anyio
 import mcp_types as types
@@ -23,6 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.stderr_tail import StderrTail
 from lait_core.engine.process import (
     ProcessError,
     SpawnError,
@@ -51,26 +54,20 @@ class StdioState:
     brackets). Pending requests then fail at once instead of waiting for their timeout."""
     eof: bool = False
     """The child's stdout is closed (it exited, or the transport gave up): the connection is dead."""
+    stderr: StderrTail = field(default_factory=StderrTail)
+    """The last lines the child wrote to its stderr."""
 
     def describe(self) -> str | None:
+        """What happened to the child (None: nothing known), ending with its stderr's last lines."""
+        what = None
         if self.fault is not None:
-            return self.fault
-        if self.returncode is not None:
-            return f"the server process exited ({exit_status_text(self.returncode)})"
-        return None
-
-
-def _stderr_target(stderr: TextIO | None) -> tuple[Any, TextIO | None]:
-    """``(what subprocess gets, the file to copy lines into or None)``."""
-    if stderr is None:
-        return None, None
-    try:
-        fd = stderr.fileno()
-    except (AttributeError, OSError, ValueError):
-        return asyncio.subprocess.PIPE, stderr
-    with contextlib.suppress(AttributeError, OSError, ValueError):
-        stderr.flush()
-    return fd, None
+            what = self.fault
+        elif self.returncode is not None:
+            what = f"the server process exited ({exit_status_text(self.returncode)})"
+        if what is None:
+            return None
+        tail = self.stderr.render()
+        return f"{what}; {tail}" if tail else what
 
 
 @asynccontextmanager
@@ -88,13 +85,13 @@ async def stdio_transport(
     tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 ]:
     posix = sys.platform != "win32"
-    err_target, copy_to = _stderr_target(stderr)
+    copy_to = stderr
     try:
         proc = await spawn(
             argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            stderr=err_target,
+            stderr=asyncio.subprocess.PIPE,
             env=env,
             cwd=cwd,
             on_spawn=on_spawn,
@@ -167,11 +164,24 @@ async def stdio_transport(
             await in_writer.aclose()
 
     async def copy_stderr() -> None:
-        assert proc.stderr is not None and copy_to is not None
-        with contextlib.suppress(OSError, ValueError):
-            while line := await proc.stderr.readline():
-                copy_to.write(line.decode("utf-8", "replace"))
-                copy_to.flush()
+        """The child's stderr, line by line and redacted, to ``stderr`` (else lait's own); its last
+        lines kept in ``state.stderr``."""
+        assert proc.stderr is not None
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        pending = ""
+        try:
+            while chunk := await proc.stderr.read(_READ_SIZE):
+                state.stderr.feed(chunk)
+                pending += decoder.decode(chunk)
+                cut = pending.rfind("\n") + 1 or (len(pending) if len(pending) > _READ_SIZE else 0)
+                if cut:
+                    _copy(copy_to, pending[:cut])
+                    pending = pending[cut:]
+        except (OSError, ValueError):
+            pass
+        finally:
+            if pending:
+                _copy(copy_to, pending + "\n")
 
     async def watch_exit() -> None:
         # ``proc.wait()`` also waits for the pipes, which a surviving group member may hold open;
@@ -186,8 +196,8 @@ async def stdio_transport(
             kill_group(proc.pid, posix)  # the pipe closes with them: pending requests fail now
 
     tasks = [asyncio.ensure_future(read_stdout()), asyncio.ensure_future(write_stdin())]
-    if copy_to is not None:
-        tasks.append(asyncio.ensure_future(copy_stderr()))
+    stderr_task = asyncio.ensure_future(copy_stderr())
+    tasks.append(stderr_task)
     tasks.append(asyncio.ensure_future(watch_exit()))
     try:
         yield in_reader, out_writer
@@ -203,6 +213,8 @@ async def stdio_transport(
         state.returncode = proc.returncode
         try:
             await kill_and_reap(proc, group=posix)
+            if not cancelled:  # the group is gone: the pipe ends now; read the last words
+                await asyncio.wait([stderr_task], timeout=_EXIT_GRACE)
             if cancelled:
                 raise asyncio.CancelledError
         finally:
@@ -251,6 +263,16 @@ async def _exit_status(proc: asyncio.subprocess.Process, limit: float = 0.5) -> 
     deadline = loop.time() + limit
     while proc.returncode is None and loop.time() < deadline:
         await asyncio.sleep(0.01)
+
+
+def _copy(copy_to: TextIO | None, text: str) -> None:
+    """A server's stderr text, redacted (secrets lait knows never reach a terminal or a log)."""
+    from lait_core.redact import redact
+
+    out = copy_to if copy_to is not None else sys.stderr
+    with contextlib.suppress(OSError, ValueError):
+        out.write(redact(text))
+        out.flush()
 
 
 def _note(copy_to: TextIO | None, text: str) -> None:
