@@ -6,6 +6,11 @@ allowed). ``$VAR`` without braces and text without ``${`` pass through unchanged
 escape syntax and no ``${VAR:-default}`` form (that is an invalid name). A variable that is set
 to the empty string expands to ``""``; one that is not set is an error. Substituted values are
 not scanned again.
+
+lait provides one variable itself: ``${LAIT_PYTHON}`` is the Python interpreter that runs lait
+(``sys.executable``) unless the environment sets it. An MCP server written in Python that needs
+lait's packages (``mcp``) starts with ``command: ${LAIT_PYTHON}`` wherever lait is installed: a
+venv, pipx or the system (``python3`` from PATH may be another Python without them).
 """
 
 from __future__ import annotations
@@ -13,10 +18,19 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 _NAME = re.compile(r"[A-Za-z0-9_]+")
+LAIT_PYTHON = "LAIT_PYTHON"
+
+
+def provided(name: str) -> str | None:
+    """The value lait gives ``name`` when the environment does not set it (None: not one of lait's)."""
+    if name == LAIT_PYTHON:
+        return sys.executable or "python3"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +106,17 @@ def expand(value: str, environ: Mapping[str, str] | None = None) -> str:
     last = 0
     for placeholder in _scan(value):
         name = placeholder.name
-        if name not in env:
+        found = env.get(name)
+        if found is None:
+            found = provided(name)
+        if found is None:
             raise EnvVarError(
                 f"environment variable '{name}' referenced by '${{{name}}}' is not set",
                 placeholder.start,
                 placeholder.end,
             )
         parts.append(value[last : placeholder.start])
-        parts.append(env[name])
+        parts.append(found)
         last = placeholder.end
     parts.append(value[last:])
     return "".join(parts)

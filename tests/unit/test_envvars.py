@@ -123,3 +123,13 @@ def test_expand_uses_os_environ_by_default(monkeypatch: pytest.MonkeyPatch) -> N
 def test_expand_grammar_error_even_when_set() -> None:
     with pytest.raises(EnvVarError, match="invalid environment variable placeholder"):
         expand("${A:-x}", {"A": "1", "A:-x": "2"})
+
+
+def test_lait_python_is_the_python_that_runs_lait_unless_the_environment_sets_it() -> None:
+    import sys
+
+    from lait_core.documents.envvars import expand
+
+    assert expand("${LAIT_PYTHON}", {}) == sys.executable
+    assert expand("${LAIT_PYTHON} -u", {"LAIT_PYTHON": "/opt/py/bin/python"}) == "/opt/py/bin/python -u"
+    assert expand("${LAIT_PYTHON}", {"LAIT_PYTHON": ""}) == ""  # set (even empty) wins, as for any variable

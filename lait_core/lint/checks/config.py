@@ -12,6 +12,7 @@ from lait_core.lint.checks.mcp_oauth import check_mcp_oauth
 from lait_core.lint.checks.no_effect import check_no_effect
 from lait_core.lint.checks.prompt_names import check_prompt_names
 from lait_core.lint.checks.prompt_vars import check_prompt_vars
+from lait_core.lint.checks.python_from_path import check_python_from_path
 from lait_core.lint.security import literal_secret, option_injection, shell_interpolation
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -168,4 +169,5 @@ def check_config(doc: ConfigDocument) -> list[Diagnostic]:
     check_mcp_oauth(root, out)
     check_prompt_vars(root, out)
     check_prompt_names(root, out)
+    check_python_from_path(root, out)
     return out
