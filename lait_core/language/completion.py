@@ -788,8 +788,11 @@ class _Request(RequestBase):
             return out
         if "." in token:
             root, _, rest = token.partition(".")
-            if "." in rest or "[" in rest:
+            if "[" in rest:
                 return []
+            if "." in rest:
+                *path, partial = rest.split(".")
+                return self.field_items(root, path, self.range(ctx.offset - len(partial), end), True)
             rng = self.range(ctx.offset - len(rest), end)
             for i, (label, kind, detail, doc, insert) in enumerate(names.members(root, scope, template=True)):
                 out.append(
@@ -837,6 +840,35 @@ class _Request(RequestBase):
             out.extend(_block_helper_items(rng, "2"))
         return out
 
+    def field_items(self, root: str, path: list[str], rng: Range, template: bool) -> list[CompletionItem]:
+        """The fields after ``steps.<id>.<...>.`` / ``inputs.<name>.<...>.`` (``$``-forms in jq) where
+        the value's shape is known (:mod:`lait_core.language.value_shapes`)."""
+        from lait_core.language import value_shapes
+
+        scope = self.scope()
+        visible = {s.id for s in scope.steps} if root == "steps" else {n for n, _d in scope.inputs}
+        if root not in ("steps", "inputs") or not path or path[0] not in visible:
+            return []
+        schema = value_shapes.Shapes(self.tree).at(root, path)
+        owner = f"{'step' if root == 'steps' else 'input'} `{path[0]}`"
+        where = ".".join(path[1:])
+        out: list[CompletionItem] = []
+        for i, (name, sub, required) in enumerate(value_shapes.fields(schema)):
+            doc = field_markdown(name, sub, required, owner, where)
+            out.append(
+                CompletionItem(
+                    name,
+                    ItemKind.FIELD,
+                    rng,
+                    names.member_insert(name, template),
+                    value_shapes.describe(sub) + ("" if required else " (optional)"),
+                    doc,
+                    filter_text=name,
+                    sort_text=f"{i:04d}",
+                )
+            )
+        return out
+
     def word_end_after(self, offset: int) -> int:
         text = self.doc.text
         end = offset
@@ -854,6 +886,9 @@ class _Request(RequestBase):
         out: list[CompletionItem] = []
         if "." in token:
             root, _, rest = token[1:].partition(".")
+            if "." in rest:
+                *path, partial = rest.split(".")
+                return self.field_items(root, path, self.range(ctx.offset - len(partial), end), False)
             dot = ctx.offset - len(rest) - 1
             for i, (label, kind, detail, doc, insert) in enumerate(
                 names.members(root, scope, template=False)
@@ -935,6 +970,18 @@ class _Request(RequestBase):
                 )
             )
         return out
+
+
+def field_markdown(name: str, schema: object, required: bool, owner: str, where: str = "") -> str:
+    """A field's documentation: its type, whether it is always there, its description."""
+    from lait_core.language import value_shapes
+
+    inside = f" (in `{where}`)" if where else ""
+    lines = [f"Field `{name}` of {owner}'s value{inside}: `{value_shapes.describe(schema)}`."]
+    if isinstance(schema, dict) and isinstance(schema.get("description"), str):
+        lines.append(schema["description"])
+    lines.append("Always present." if required else "Optional: may be missing.")
+    return "\n\n".join(lines)
 
 
 def _input_detail(spec: InputSpec) -> str:

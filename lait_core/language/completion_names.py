@@ -203,7 +203,7 @@ def roots(scope: Scope, dollar: bool = False) -> list[Choice]:
     return out
 
 
-def _member_insert(name: str, template: bool) -> str:
+def member_insert(name: str, template: bool) -> str:
     if template:
         return name if all(c.isalnum() or c in "_-" for c in name) else f"[{name}]"
     if name and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name):
@@ -223,12 +223,12 @@ def members(root: str, scope: Scope, *, template: bool) -> list[Member]:
                     ItemKind.REFERENCE,
                     f"step ({s.kind or 'step'})",
                     step_doc(s),
-                    _member_insert(s.id, template),
+                    member_insert(s.id, template),
                 )
             )
     elif root == "inputs":
         for name, doc in scope.inputs:
-            out.append((name, ItemKind.FIELD, "input", doc, _member_insert(name, template)))
+            out.append((name, ItemKind.FIELD, "input", doc, member_insert(name, template)))
     elif root == "loop" and scope.loop:
         out.append(("index", ItemKind.FIELD, "integer", "The iteration's index (0-based).", "index"))
         if scope.loop == "for_each":
@@ -237,10 +237,10 @@ def members(root: str, scope: Scope, *, template: bool) -> list[Member]:
             )
     elif root == "vars" and scope.vars is not None and template:
         for name in scope.vars:
-            out.append((name, ItemKind.FIELD, "prompt variable", "", _member_insert(name, template)))
+            out.append((name, ItemKind.FIELD, "prompt variable", "", member_insert(name, template)))
     elif root == "input" and template:
         for name, doc in scope.input_fields:
-            out.append((name, ItemKind.FIELD, "tool argument", doc, _member_insert(name, template)))
+            out.append((name, ItemKind.FIELD, "tool argument", doc, member_insert(name, template)))
     return out
 
 

@@ -893,7 +893,7 @@ def _template_cursor(text: str, value_start: int, offset: int) -> TemplateCursor
 
 
 _BLOCK_TAG = re.compile(r"\{\{~?\s*([#/])\s*(\w+)")
-_JQ_TOKEN = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]*)?)?$")
+_JQ_TOKEN = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]*)*)?$")
 
 
 def _jq_cursor(text: str, value_start: int, offset: int) -> JqCursor | None:

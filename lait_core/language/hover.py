@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,10 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
         if var is not None:
             return var
     hit = index.at(pos)
+    if hit is None and index.workflow is not None:
+        found = field_hover(index, pos)
+        if found is not None:
+            return found
     if isinstance(hit, Occurrence):
         text = symbol_markdown(project, doc, hit.key)
         return HoverResult(text, hit.range) if text else None
@@ -76,6 +81,51 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
     if described is None:
         return None
     return HoverResult(key_markdown(described), node.range)
+
+
+_FIELD_CHAIN = re.compile(r"(\$?)(steps|inputs)((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)")
+
+
+def field_hover(index: FileIndex, pos: Position) -> HoverResult | None:
+    """On a field after ``steps.<id>.`` / ``$inputs.<name>.`` in a template or jq string: that field's
+    type, presence and description, where the value's shape is known (value_shapes)."""
+    from lait_core.language import value_shapes
+    from lait_core.language.completion import field_markdown
+
+    doc = index.workflow
+    assert doc is not None
+    for exprs, jq in ((doc.jq, True), (doc.templates, False)):
+        for expr in exprs:
+            node = expr.node
+            if node.document is None or not node.range.contains(pos):
+                continue
+            for chain in _FIELD_CHAIN.finditer(expr.text):
+                if bool(chain.group(1)) != jq or (not jq and not _in_tag(expr.text, chain.start())):
+                    continue
+                names = chain.group(3)[1:].split(".")
+                at = chain.start(3) + 1
+                for depth, name in enumerate(names):
+                    span = node.span(at, at + len(name))
+                    if depth >= 1 and span.contains(pos):
+                        root = chain.group(2)
+                        parent = value_shapes.Shapes(index.root).at(root, names[:depth])
+                        schema = value_shapes.field(parent, name)
+                        if schema is None:
+                            return None
+                        required = (
+                            name in (parent.get("required") or []) if isinstance(parent, dict) else False
+                        )
+                        owner = f"{'step' if root == 'steps' else 'input'} `{names[0]}`"
+                        text = field_markdown(name, schema, required, owner, ".".join(names[1:depth]))
+                        return HoverResult(f"**field** {code(name)}\n\n{text}", span)
+                    at += len(name) + 1
+    return None
+
+
+def _in_tag(text: str, offset: int) -> bool:
+    """``offset`` is inside a ``{{ ... }}`` of the template ``text``."""
+    opened = text.rfind("{{", 0, offset)
+    return opened >= 0 and text.find("}}", opened, offset) == -1
 
 
 def prompt_var_hover(root: MappingNode | None, pos: Position) -> HoverResult | None:

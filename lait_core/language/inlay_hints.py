@@ -8,7 +8,8 @@ Kinds (each off unless enabled; the language server takes the set from its setti
 * ``shellArgv``: after a ``tools:`` item naming a shell tool, its ``command`` argv with each
   ``{{ input.x }}`` shown as ``<x>`` (the parameter names the model fills in);
 * ``outputType``: after a step's ``id:``, the type its ``output_schema`` (inline or a ``schemas:``
-  name) gives, e.g. ``{kind, summary, labels?}`` or ``string[]``;
+  name, or its inline agent's) gives, e.g. ``{kind, summary, labels?}`` or ``string[]``, or what its
+  ``output:`` or ``jq:`` program builds (:mod:`lait_core.language.value_shapes`);
 * ``forEachItem``: after a ``for_each:`` that is exactly ``$inputs.x`` or ``$steps.x`` (a known
   array type), the type of one item.
 """
@@ -170,12 +171,21 @@ def inlay_hints(
             schemas = raw_schemas.to_python() if isinstance(raw_schemas, MappingNode) else {}
             raw_inputs = root.get("inputs")
             inputs = raw_inputs.to_python() if isinstance(raw_inputs, MappingNode) else {}
+        from lait_core.language.value_shapes import Shapes
+
+        shapes = Shapes(root)  # what completion and hover of `steps.<id>.` fields know too
         for step in wf.all_steps():
             sid = step.node.get("id")
             schema = _schema_value(step.node.get("output_schema"), schemas)
-            if isinstance(sid, ScalarNode) and isinstance(sid.value, str) and schema is not None:
-                step_outputs[sid.value] = schema
-                hints.add("outputType", sid, type_label(schema), "the step's output type (output_schema)")
+            if isinstance(sid, ScalarNode) and isinstance(sid.value, str):
+                tooltip = "the step's output type (output_schema)"
+                if "output" in step.node or (step.kind == "jq" and schema is None):
+                    schema, tooltip = shapes.step(sid.value), "the step's output type (its jq)"
+                elif schema is None and step.kind == "agent":
+                    schema = shapes.step(sid.value)
+                if schema is not None:
+                    step_outputs[sid.value] = schema
+                    hints.add("outputType", sid, type_label(schema), tooltip)
             each = step.node.get("for_each")
             if isinstance(each, ScalarNode) and isinstance(each.value, str):
                 m = _FOR_EACH.match(each.value)
