@@ -229,7 +229,8 @@ def test_jq_cursor() -> None:
     bare = at("steps:\n  - jq: '.a + $‸'\n")
     assert bare.jq is not None and bare.jq.token == "$"
     assert at("steps:\n  - jq: '.a + ‸'\n").jq is None
-    assert at("steps:\n  - jq: '$steps.a.b‸'\n").jq is None
+    nested = at("steps:\n  - jq: '$steps.a.b‸'\n")  # a field of a step's value (value_shapes completes it)
+    assert nested.jq is not None and nested.jq.token == "$steps.a.b"
 
 
 @pytest.mark.parametrize(
