@@ -18,8 +18,14 @@ class Overlay:
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}
 
-    def set(self, path: Path, text: str) -> None:
-        self.texts[os.path.abspath(path)] = text
+    def set(self, path: Path, text: str, *, shown: bool = True) -> bool:
+        """Record a buffer's text; only a text ``shown`` to other files shadows what they read
+        (:func:`lait_core.language.kept_results.shown_to_others`). True when what they read changed."""
+        key = os.path.abspath(path)
+        if not shown or self.texts.get(key) == text:
+            return False
+        self.texts[key] = text
+        return True
 
     def drop(self, path: Path) -> None:
         self.texts.pop(os.path.abspath(path), None)

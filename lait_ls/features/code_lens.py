@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from lait_core.language.run_targets import run_target
+from lait_core.language.kept_results import KeptResults, carry_target
+from lait_core.language.run_targets import RunTarget, run_target
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import LineIndex
 from lait_ls import protocol
@@ -31,6 +32,7 @@ RUN_EVAL = "▶ Run eval"
 
 
 RUN_KIND = f"{lsp.CodeActionKind.Source.value}.lait.run"
+KEPT: KeptResults[RunTarget | None] = KeptResults(carry_target)
 
 
 def lenses(ls: LaitServer, uri: str) -> list[lsp.CodeLens]:
@@ -40,7 +42,10 @@ def lenses(ls: LaitServer, uri: str) -> list[lsp.CodeLens]:
     if kind not in (FileKind.WORKFLOW, FileKind.AGENT, FileKind.TEST, FileKind.EVAL):
         return []
     text = ls.text_of(uri)
-    target = run_target(kind, text, str(ls.path_of(uri) or ""))
+    path = str(ls.path_of(uri) or "")
+    # an incomplete edit keeps the lenses of the last text that parsed (lait_core.language.kept_results)
+    KEPT.forget(lambda key: key in ls.open_uris)
+    target = KEPT.result(uri, kind, text, lambda: run_target(kind, text, path), path)
     if target is None:
         return []
     rng = to_lsp_range(LineIndex(text), target.anchor)

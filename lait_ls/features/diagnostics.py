@@ -3,7 +3,9 @@ the :class:`~lait_ls.lint_worker.LintWorker` thread), with stale runs cancelled 
 already in progress, so one slow document never delays another, a hover or the shutdown.
 
 Editing lait.config.yml re-checks every open lait document; saving or changing an agent or a
-child workflow re-checks the other open documents (they may reference it).
+child workflow re-checks the other open documents (they may reference it). Other documents see an
+open one's unsaved text only while it parses: an incomplete edit leaves them with its last good (or
+saved) text (:func:`lait_core.language.kept_results.shown_to_others`).
 
 After each publish the document is prepared for the requests that usually follow (:func:`warm`):
 off the request loop, cancelled by the next edit, never in the way of a request.
@@ -229,14 +231,19 @@ def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
     ls.pending[uri] = current
 
 
-def _changed(ls: LaitServer, uri: str) -> None:
+def _changed(ls: LaitServer, uri: str, *, saved: bool = False) -> None:
+    from lait_core.language.kept_results import shown_to_others
+
     path = ls.path_of(uri)
     if path is None:
         return
-    ls.overlay.set(path, ls.text_of(uri))
+    text = ls.text_of(uri)
+    kind = ls.kind_of(uri)
+    # other files see an incomplete edit's last good (or saved) text, never the broken one
+    shown = ls.overlay.set(path, text, shown=shown_to_others(kind, text, str(path), saved=saved))
     ls.invalidate(path)
     schedule(ls, uri)
-    if ls.kind_of(uri) is not None:
+    if kind is not None and (shown or saved):
         for other in ls.open_uris - {uri}:
             schedule(ls, other)
 
@@ -258,7 +265,7 @@ def register(server: LaitServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LaitServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        _changed(ls, params.text_document.uri)
+        _changed(ls, params.text_document.uri, saved=True)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LaitServer, params: lsp.DidCloseTextDocumentParams) -> None:

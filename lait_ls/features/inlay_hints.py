@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from lait_core.language.inlay_hints import KINDS, inlay_hints
+from lait_core.language.inlay_hints import KINDS, Hint, inlay_hints
+from lait_core.language.kept_results import KeptResults, carry_hints
 from lait_core.source.positions import LineIndex
 from lait_ls.convert import from_lsp_range, to_lsp_position
 from lait_ls.features.definition import document_of
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lait-ls")
 _ENABLED_ATTRIBUTE = "_lait_inlay_hints"
+KEPT: KeptResults[list[Hint]] = KeptResults(carry_hints)
 
 
 def enabled_kinds(ls: LaitServer) -> set[str]:
@@ -67,14 +69,21 @@ def register(server: LaitServer) -> None:
                 config = ls.linter.workspace_for(doc.path).loaded_config
             except Exception:
                 config = None
-            found = await asyncio.to_thread(
-                inlay_hints,
-                doc.kind,
-                doc.text,
-                str(doc.path),
-                config=config.config if config is not None else None,
-                enabled=kinds,
-            )
+            uri = params.text_document.uri
+
+            def compute() -> list[Hint]:
+                return inlay_hints(
+                    doc.kind,
+                    doc.text,
+                    str(doc.path),
+                    config=config.config if config is not None else None,
+                    enabled=kinds,
+                )
+
+            # an incomplete edit keeps the hints of the last text that parsed
+            KEPT.forget(lambda key: isinstance(key, tuple) and key[0] in ls.open_uris)
+            key = (uri, frozenset(kinds))
+            found = await asyncio.to_thread(KEPT.result, key, doc.kind, doc.text, compute, str(doc.path))
             index = LineIndex(doc.text)
             rng = from_lsp_range(index, params.range)
             out = []

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from lait_core.language.kept_results import KeptResults, carry_tokens
 from lait_core.language.semantic_tokens import (
     TOKEN_MODIFIERS,
     TOKEN_TYPES,
@@ -37,6 +38,7 @@ log = logging.getLogger("lait-ls")
 
 LEGEND = lsp.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS))
 _IDS = itertools.count(1)
+KEPT: KeptResults[list[Token]] = KeptResults(carry_tokens)
 
 
 @dataclass(slots=True)
@@ -96,7 +98,9 @@ async def tokens_of(ls: LaitServer, uri: str) -> _Result | None:
 
 async def _compute(ls: LaitServer, uri: str, kind: FileKind, text: str, path: str) -> _Result:
     def compute() -> tuple[list[Token], list[int]]:
-        tokens = document_tokens(kind, text, path)
+        # an incomplete edit keeps the tokens of the last text that parsed (lait_core.language.kept_results)
+        KEPT.forget(lambda key: key in ls.open_uris)
+        tokens = KEPT.result(uri, kind, text, lambda: document_tokens(kind, text, path), path)
         return tokens, encode(tokens, LineIndex(text))
 
     tokens, data = await asyncio.to_thread(compute)
