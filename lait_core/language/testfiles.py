@@ -11,6 +11,7 @@ table the JSON Schemas carry too.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lait_core.documents.workflow import WorkflowDocument, parse_workflow
@@ -105,6 +106,10 @@ def complete(doc: PreparedDocument, position: Position, env: Environment) -> lis
     return _Request(doc, ctx, env, doc.semantic_tree(position.line)).run()
 
 
+_DOT_TOKEN = re.compile(r"(?<![\w$\])])((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\.([A-Za-z_][A-Za-z0-9_]*)?$")
+"""A path into ``.`` being typed: ``.``, ``.su``, ``.owner.``."""
+
+
 class _Request(RequestBase):
     def __init__(
         self, doc: PreparedDocument, ctx: CursorContext, env: Environment, tree: Node | None
@@ -138,6 +143,8 @@ class _Request(RequestBase):
                 return self.step_ids()
             if last == "name" and kind == "tool_called":
                 return self.tool_names()
+            if last == "expr" and kind == "jq":
+                return self.value_fields(holder)
             return []
         if path in (("workflow",), ("target", "workflow")):
             return self.workflow_files()
@@ -253,6 +260,49 @@ class _Request(RequestBase):
                 if loaded.text is not None:
                     self._workflow = parse_workflow(loaded.text, str(resolve(self.env.path, node.value)))
         return self._workflow if isinstance(self._workflow, WorkflowDocument) else None
+
+    def value_fields(self, holder: YamlPath) -> list[CompletionItem]:
+        """After ``.`` (``.a.``) in a ``jq`` assertion's ``expr``: the fields of what it checks, where
+        the target workflow tells its shape -- the value of the ``step_output`` step it is nested
+        in, else the workflow's result (lait_core.language.value_shapes)."""
+        from lait_core.language import value_shapes
+        from lait_core.language.completion import field_markdown
+
+        ctx = self.ctx
+        if ctx.value_start is None:
+            return []
+        typed = self.doc.text[ctx.value_start : ctx.offset]
+        m = _DOT_TOKEN.search(typed)
+        workflow = self.workflow()
+        if m is None or workflow is None:
+            return []
+        shapes = value_shapes.Shapes(workflow.root)
+        outer = holder[:-2] if len(holder) >= 2 and holder[-2] == "assert" else None
+        step = self.node_at((*outer, "id")) if outer and self.type_of(outer) == "step_output" else None
+        if isinstance(step, ScalarNode) and isinstance(step.value, str):
+            schema, owner = shapes.step(step.value), f"step `{step.value}`"
+        else:
+            schema, owner = shapes.final(), "the workflow"
+        path = [p for p in m.group(1).split(".") if p]
+        schema = value_shapes.walk(schema, path)
+        partial = m.group(2) or ""
+        rng = self.range(ctx.offset - len(partial), ctx.offset)
+        out = []
+        for i, (name, sub, required) in enumerate(value_shapes.fields(schema)):
+            detail = value_shapes.describe(sub) + ("" if required else " (optional)")
+            out.append(
+                CompletionItem(
+                    name,
+                    ItemKind.FIELD,
+                    rng,
+                    names.member_insert(name, False),
+                    detail,
+                    field_markdown(name, sub, required, owner, ".".join(path)),
+                    filter_text=name,
+                    sort_text=f"{i:04d}",
+                )
+            )
+        return out
 
     def step_ids(self) -> list[CompletionItem]:
         workflow = self.workflow()

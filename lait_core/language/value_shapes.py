@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from lait_core.documents import models as m
-from lait_core.source.tree import MappingNode, Node, ScalarNode
+from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 Schema = dict[str, Any]
 _TYPE_NAMES = {"string", "integer", "number", "boolean", "object", "array", "null"}
@@ -128,6 +128,18 @@ class Shapes:
             self.step(path[0]) if root == "steps" else self.inputs.get(path[0]) if root == "inputs" else None
         )
         return walk(head, path[1:])
+
+    def final(self) -> Any:
+        """The schema of the workflow's result: its ``output:`` over the last top-level step's value."""
+        if self.root is None:
+            return None
+        steps = self.root.get("steps")
+        last = steps.items[-1] if isinstance(steps, SequenceNode) and steps.items else None
+        value = self._step_value(last) if isinstance(last, MappingNode) else None
+        output = self.root.get("output")
+        if isinstance(output, ScalarNode) and isinstance(output.value, str):
+            value = self.infer(output.value, value)
+        return value
 
     # -- a step's value -------------------------------------------------------------------------
     def _schema_ref(self, node: Node | None) -> Any:

@@ -152,3 +152,23 @@ async def test_hover_on_a_field_shows_the_field(client: LanguageClient, tmp_path
     assert "Optional: may be missing." in nested
     title = await hover(lines.index('    prompt: "Classify {{ inputs.issue.title }}"'), "title")
     assert "Field `title` of input `issue`'s value: `string`." in title and "The issue's title" in title
+
+
+async def test_fields_in_a_test_file_s_jq_assertions(client: LanguageClient, tmp_path: Path) -> None:
+    """A test file's ``jq`` assertion checks the workflow's result; nested in a ``step_output``, that
+    step's value: ``.`` completes their fields."""
+    (tmp_path / "wf.yml").write_text(workflow_with("jq: '.'"), encoding="utf-8")
+    head = "workflow: wf.yml\nreplay: tape\nassert:\n"
+    result = await labels_at(client, tmp_path / "a.test.yml", head + "  - type: jq\n    expr: '.‸'\n")
+    assert result == {}  # the last step (`jq: '.'`) passes on what it got: not known
+    (tmp_path / "wf.yml").write_text(WORKFLOW.replace("  - SLOT\n", ""), encoding="utf-8")
+    final = await labels_at(client, tmp_path / "b.test.yml", head + "  - type: jq\n    expr: '.ki‸'\n")
+    assert final == {"reply": "string", "kind": '"bug" | "feature" | "question"', "team": "string"}
+    nested = (
+        head
+        + "  - type: step_output\n    id: classify\n    assert:\n      - type: jq\n        expr: '.owner.‸'\n"
+    )
+    assert await labels_at(client, tmp_path / "c.test.yml", nested) == {
+        "team": "string (optional)",
+        "email": "string (optional)",
+    }
