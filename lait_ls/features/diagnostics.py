@@ -232,18 +232,15 @@ def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
 
 
 def _changed(ls: LaitServer, uri: str, *, saved: bool = False) -> None:
-    from lait_core.language.kept_results import shown_to_others
-
     path = ls.path_of(uri)
     if path is None:
         return
-    text = ls.text_of(uri)
     kind = ls.kind_of(uri)
     # other files see an incomplete edit's last good (or saved) text, never the broken one
-    shown = ls.overlay.set(path, text, shown=shown_to_others(kind, text, str(path), saved=saved))
+    ls.overlay.set(path, ls.text_of(uri), kind=kind, saved=saved)
     ls.invalidate(path)
     schedule(ls, uri)
-    if kind is not None and (shown or saved):
+    if kind is not None:
         for other in ls.open_uris - {uri}:
             schedule(ls, other)
 
