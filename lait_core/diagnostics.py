@@ -30,6 +30,9 @@ class Fix:
     title: str
     range: Range
     text: str
+    safe: bool = False
+    """Applied by `lait lint --fix`; an unsafe fix (a guess, or a change of behaviour) needs
+    `--unsafe-fixes` (ruff's labels)."""
 
 
 @dataclass(frozen=True, slots=True)

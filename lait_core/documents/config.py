@@ -171,6 +171,7 @@ def merge(low: Config, high: Config, high_set: set[str]) -> Config:
         if "project" in (low.confine, high.confine)
         else (high.confine if "confine" in high_set else low.confine),
         serve=low.serve.model_copy(update={k: getattr(high.serve, k) for k in high.serve.model_fields_set}),
+        lint=low.lint.model_copy(update={k: getattr(high.lint, k) for k in high.lint.model_fields_set}),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from lait_core.diagnostics import Diagnostic
+from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents.models import AgentFrontmatter
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -97,6 +97,7 @@ def claude_code_agent(root: MappingNode, path: str) -> Diagnostic | None:
         + "; ".join(differs)
         + ". A lait agent's frontmatter takes: "
         + ", ".join(_LAIT_KEYS)
-        + ".",
+        + f". Convert it with 'lait import {path or 'FILE'}'.",
         (at or root).range,
+        Severity.WARNING,
     )

@@ -130,6 +130,12 @@ class ModelDefinition(Strict):
         None, description="Cost per million tokens; absent means unknown, never zero."
     )
     api: Literal["chat_completions", "responses"] = Field("chat_completions", description="Wire format.")
+    context_window: int | None = Field(
+        None,
+        ge=1,
+        description="The model's context window in tokens; LAIT210 compares an agent's static prompt with it "
+        "(default: a known limit for common model ids, else unchecked).",
+    )
 
 
 ModelMap = dict[str, Annotated[list[ModelDefinition], Field(min_length=1)]]
@@ -308,6 +314,34 @@ class ServeSettings(Strict):
     )
 
 
+RuleSeverity = Literal["error", "warning", "info", "off"]
+
+
+class LintSettings(Strict):
+    """`lait lint` and lait-ls settings: which rules run, at which severity, against which baseline."""
+
+    select: list[str] | None = Field(
+        None, description="Rule codes or prefixes to check (`LAIT2`, `LAIT501`); default all (`LAIT`)."
+    )
+    extend_select: list[str] = Field(default_factory=list, description="Codes or prefixes added to `select`.")
+    ignore: list[str] = Field(
+        default_factory=list, description="Codes or prefixes never reported (the more specific selector wins)."
+    )
+    severity: dict[str, RuleSeverity] = Field(
+        default_factory=dict,
+        description="Severity by rule code or prefix: `error`, `warning`, `info` or `off`.",
+    )
+    foreign: bool = Field(
+        True,
+        description="Lint other tools' files too (VS Code/Copilot agents, prompts, instructions, Claude Code "
+        "subagents, skills, `.mcp.json`, `.vscode/mcp.json`).",
+    )
+    baseline: str | None = Field(
+        None,
+        description="A baseline file (relative to this config): findings recorded in it are not reported.",
+    )
+
+
 class Config(Strict):
     """lait.config.yml: models, MCP servers, tools, registries and defaults."""
 
@@ -353,6 +387,10 @@ class Config(Strict):
     serve: ServeSettings = Field(
         default_factory=defaults_of(ServeSettings),
         description="Settings of `lait serve --mcp` (the MCP server mode).",
+    )
+    lint: LintSettings = Field(
+        default_factory=defaults_of(LintSettings),
+        description="Rule selection, per-rule severity, other tools' files and a baseline (`lait lint`, lait-ls).",
     )
 
 

@@ -9,6 +9,7 @@ from enum import Enum
 from pathlib import Path
 
 from lait_core.documents.config import CONFIG_NAME
+from lait_core.foreign.formats import FOREIGN_DIRS, FOREIGN_SUFFIXES, foreign_format
 from lait_core.source.frontmatter import starts_with_frontmatter
 
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
@@ -29,6 +30,8 @@ class FileKind(Enum):
     """A `lait test` file (docs/testing.md); see :func:`yaml_kind`."""
     EVAL = "eval"
     """A `lait eval` file (docs/testing.md); see :func:`yaml_kind`."""
+    FOREIGN = "foreign"
+    """Another tool's file (VS Code/Copilot, Claude Code): :mod:`lait_core.foreign.formats`."""
     UNKNOWN = "unknown"
 
 
@@ -36,6 +39,8 @@ def file_kind(path: str | Path) -> FileKind:
     name = os.path.basename(str(path))
     if name == CONFIG_NAME:
         return FileKind.CONFIG
+    if (name.endswith((".md", ".json"))) and foreign_format(path) is not None:
+        return FileKind.FOREIGN
     if name == "SKILL.md":
         return FileKind.SKILL
     ext = name.rsplit(".", 1)[-1] if "." in name else ""
@@ -89,7 +94,13 @@ def _walk(root: str, seen: set[str]) -> Iterator[str]:
     with os.scandir(root) as it:
         entries = sorted(it, key=lambda e: e.name)
     for entry in entries:
-        if entry.name.startswith(".") or entry.is_symlink():
+        if entry.name.startswith("."):
+            if entry.name in FOREIGN_DIRS and entry.is_dir(follow_symlinks=False):
+                yield from _walk_foreign(entry.path, FOREIGN_DIRS[entry.name], seen)
+            elif entry.name == ".mcp.json" and entry.is_file(follow_symlinks=False):
+                yield entry.path
+            continue
+        if entry.is_symlink():
             continue
         if entry.is_dir(follow_symlinks=False):
             if entry.name not in SKIPPED_DIRS:
@@ -99,7 +110,32 @@ def _walk(root: str, seen: set[str]) -> Iterator[str]:
             continue
         name = entry.name
         ext = name.rsplit(".", 1)[-1] if "." in name else ""
-        if ext in ("yml", "yaml") or (ext == "md" and _md_has_frontmatter(entry.path)):
+        if ext in ("yml", "yaml") or (
+            ext == "md" and (name.lower().endswith(FOREIGN_SUFFIXES) or _md_has_frontmatter(entry.path))
+        ):
+            yield entry.path
+
+
+def _walk_foreign(folder: str, wanted: tuple[str, ...], seen: set[str], depth: int = 0) -> Iterator[str]:
+    """The files of another tool in one of its dot-folders (``.github``, ``.claude``, ...): only the
+    entries ``wanted`` at the top (``agents``, ``mcp.json``, ...), and below them only files in a
+    foreign format (:func:`foreign_format`), so a repository's other dot-files are never read."""
+    key = os.path.realpath(folder)
+    if key in seen or depth > 8:
+        return
+    seen.add(key)
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if (depth == 0 and entry.name not in wanted) or entry.name.startswith(".") or entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in SKIPPED_DIRS:
+                yield from _walk_foreign(entry.path, wanted, seen, depth + 1)
+        elif entry.is_file(follow_symlinks=False) and foreign_format(entry.path) is not None:
             yield entry.path
 
 
@@ -126,10 +162,19 @@ def registered(path: Path, section: str, registries: dict[str, str]) -> bool:
     return False
 
 
-def registered_kind(path: Path, skills: dict[str, str] | None) -> FileKind:
+def registered_kind(
+    path: Path, skills: dict[str, str] | None, agents: dict[str, str] | None = None
+) -> FileKind:
     """:func:`file_kind`, except that a Markdown file registered under ``skills:`` is a skill
-    wherever it lives and whatever its name."""
+    wherever it lives and whatever its name, and another tool's Markdown file registered under
+    ``agents:`` or ``skills:`` is a lait agent or skill (the config says so)."""
     kind = file_kind(path)
+    if kind is FileKind.FOREIGN and path.suffix == ".md":
+        if skills and registered(path, "skills", skills):
+            return FileKind.SKILL
+        if agents and registered(path, "agents", agents):
+            return FileKind.AGENT
+        return kind
     if kind is FileKind.AGENT and skills and registered(path, "skills", skills):
         return FileKind.SKILL
     return kind
@@ -155,8 +200,8 @@ def lait_kind(
     Markdown are not. The
     language server uses this for every open document, `lait lint --only-lait-files` (the
     pre-commit hook) for every file it is given."""
-    kind = registered_kind(path, skills)
-    if kind is FileKind.CONFIG or kind is FileKind.SKILL:
+    kind = registered_kind(path, skills, agents)
+    if kind is FileKind.CONFIG or kind is FileKind.SKILL or kind is FileKind.FOREIGN:
         return kind
     if path.name == CONFIG_NAME:
         return FileKind.CONFIG

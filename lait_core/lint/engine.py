@@ -26,7 +26,10 @@ from lait_core.documents.config import (
 )
 from lait_core.documents.skill import parse_skill
 from lait_core.documents.workflow import parse_workflow
+from lait_core.foreign.formats import spec_of
 from lait_core.gcpause import paused_gc
+from lait_core.lint.baseline import Baseline, BaselineError
+from lait_core.lint.baseline import load as load_baseline
 from lait_core.lint.checks.agents import check_agent_body, check_agent_content
 from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
 from lait_core.lint.checks.config import check_config
@@ -41,6 +44,7 @@ from lait_core.lint.discovery import (
     yaml_kind,
 )
 from lait_core.lint.findings import config_absent, finish, skipped_last, workflow_findings
+from lait_core.lint.selection import RulePolicy, Selection, resolve
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.positions import ZERO
 from lait_core.workspace import Workspace, canonical
@@ -51,6 +55,10 @@ class LintOptions:
     mode: ConfigMode = ConfigMode.SEARCH
     config_path: Path | None = None
     environ: dict[str, str] | None = None
+    selection: Selection | None = None
+    """`--select/--extend-select/--ignore` (over each config's `lint:` section)."""
+    baseline: Path | None = None
+    """`--baseline FILE` (instead of a config's `lint.baseline`)."""
 
 
 @dataclass(slots=True)
@@ -94,12 +102,20 @@ class Linter:
         self.reader = reader
         self._configs: dict[str, LoadedConfig] = {}
         self._workspaces: dict[str, Workspace] = {}
+        self._policies: dict[str, tuple[RulePolicy, Baseline | None]] = {}
+        self.baselined = 0
+        """Findings left out because the baseline records them."""
+        self.baseline_problems: list[str] = []
+        """Config baselines that could not be read (each named once)."""
+        self._baseline = load_baseline(self.options.baseline) if self.options.baseline else None
+        """Raises :class:`BaselineError` for an unreadable `--baseline FILE`."""
 
     def invalidate(self, path: Path | None = None) -> None:
         """Forget cached configs (when ``path`` is a config or None) and cached documents."""
         if path is None or file_kind(path) is FileKind.CONFIG or self._is_config(path):
             self._configs.clear()
             self._workspaces.clear()
+            self._policies.clear()
             return
         for ws in self._workspaces.values():
             ws.invalidate(path)
@@ -143,6 +159,40 @@ class Linter:
             self._workspaces[key] = ws
         return ws
 
+    def policy_for(self, path: Path) -> tuple[RulePolicy, Baseline | None]:
+        """The rule selection and severities (command line over the config's `lint:` section) and the
+        baseline that govern ``path``."""
+        loaded = self.config_for(path)
+        key = loaded.project.path if loaded.project else f"<{self.options.mode.value}>"
+        found = self._policies.get(key)
+        if found is None:
+            settings = getattr(loaded.config, "lint", None)
+            baseline = self._baseline
+            name = getattr(settings, "baseline", None)
+            if baseline is None and name:
+                where = loaded.folder(Path.cwd()) / name
+                try:
+                    baseline = load_baseline(where)
+                except BaselineError as exc:
+                    if str(exc) not in self.baseline_problems:
+                        self.baseline_problems.append(str(exc))
+            found = (resolve(self.options.selection, settings), baseline)
+            self._policies[key] = found
+        return found
+
+    def govern(self, diags: list[Diagnostic], text: str | None, path: Path) -> list[Diagnostic]:
+        """``diags`` of the file at ``path`` under its rule policy and baseline."""
+        policy, baseline = self.policy_for(path)
+        if not policy.trivial:
+            diags = policy.apply(diags)
+        if baseline is not None:
+            diags, matched = baseline.filter(diags, text, str(path))
+            self.baselined += matched
+        return diags
+
+    def foreign_enabled(self, path: Path) -> bool:
+        return bool(getattr(getattr(self.config_for(path).config, "lint", None), "foreign", True))
+
     def config_files(self) -> list[str]:
         """The config files this linter has loaded (global and project), absolute."""
         return sorted(
@@ -156,7 +206,8 @@ class Linter:
             for doc in loaded.documents:
                 key = canonical(Path(doc.path))
                 if key not in reports:
-                    reports[key] = FileReport(_display(doc.path), self._config_diagnostics(doc))
+                    diags = self.govern(self._config_diagnostics(doc), doc.source.text, Path(doc.path))
+                    reports[key] = FileReport(_display(doc.path), diags)
         return reports
 
     @staticmethod
@@ -170,7 +221,7 @@ class Linter:
     def lint_text(self, text: str, path: Path, kind: FileKind | None = None) -> list[Diagnostic]:
         """Diagnostics of one file's text (suppressions applied, sorted, attributed to ``path``)."""
         with paused_gc():  # see lait_core.gcpause: collections during a lint only rescan the heap
-            return self._lint_text(text, path, kind)
+            return self.govern(self._lint_text(text, path, kind), text, path)
 
     def _lint_text(self, text: str, path: Path, kind: FileKind | None) -> list[Diagnostic]:
         kind = kind or self.kind_of(path)
@@ -194,8 +245,24 @@ class Linter:
             if agent.ok:
                 check_agent_body(agent, diags)
                 check_agent_content(agent.front, "the agent", path.parent, ws.config, diags, skip)
+                from lait_core.lint.checks.budget import check_budget
+
+                loaded = ws.loaded_config
+                check_budget(
+                    agent,
+                    ws.config,
+                    loaded.folder(path.parent) if loaded else path.parent,
+                    diags,
+                    self.reader,
+                )
         elif kind is FileKind.SKILL:
             diags = list(parse_skill(text, display).diagnostics)
+        elif kind is FileKind.FOREIGN and spec_of(path) is not None:
+            from lait_core.foreign.check import check_foreign
+
+            spec = spec_of(path)
+            assert spec is not None
+            diags = check_foreign(text, path, spec, reader=self.reader)
         elif kind in (FileKind.TEST, FileKind.EVAL):
             from lait_core.lint.testfiles.checks import check_file
 
@@ -209,14 +276,15 @@ class Linter:
                     ZERO,
                 )
             ]
-        if skip.skipped and config_absent(ws):
+        if skip.skipped and config_absent(ws) and kind is not FileKind.FOREIGN:
             diags.append(skipped_diagnostic())
         return skipped_last(finish(diags, text, display, markdown=kind not in YAML_KINDS))
 
     def kind_of(self, path: Path) -> FileKind:
         """The file's kind by name, with a Markdown file registered under ``skills:`` a skill."""
-        config = self.workspace_for(path).config if file_kind(path) is FileKind.AGENT else None
-        return registered_kind(path, config.skills if config else None)
+        first = file_kind(path)
+        config = self.workspace_for(path).config if first in (FileKind.AGENT, FileKind.FOREIGN) else None
+        return registered_kind(path, config.skills if config else None, config.agents if config else None)
 
     def lint_file(self, path: Path) -> FileReport:
         display = _display(str(path))
@@ -265,12 +333,16 @@ class Linter:
                 continue
             if only_lait_files and not self.is_lait_file(path):
                 continue
+            if file_kind(path) is FileKind.FOREIGN and not self.foreign_enabled(path):
+                continue
             result.reports.append(lint_one(path))
         used = self.config_reports()
         for path in found_configs:
             key = canonical(path)
             if key not in used:
-                used[key] = FileReport(_display(str(path)), self._config_diagnostics(load_config_file(path)))
+                doc = load_config_file(path)
+                diags = self.govern(self._config_diagnostics(doc), doc.source.text, path)
+                used[key] = FileReport(_display(str(path)), diags)
         result.reports = list(used.values()) + result.reports
         return result
 

@@ -8,15 +8,16 @@ from lait_core.lint.registry import Example, rule
 rule(
     "LAIT209",
     "foreign-agent-format",
-    Severity.ERROR,
+    Severity.WARNING,
     "An agent file is in Claude Code's subagent format, not lait's.",
     "Claude Code keeps subagents as Markdown with frontmatter too, but `tools: Read, Grep` is a string of "
     "its own tool names, `model: sonnet` one of its model aliases, and keys such as `color`, `effort`, "
     "`permissionMode` or `mcpServers` have no lait counterpart. Such a file (one with a key only Claude Code "
     "uses or a `tools` string, or any file in `.claude/agents/` that is not a valid lait agent) gets this one "
-    "diagnostic naming every key that differs, instead of an error per key. To use it with lait, write a "
-    "lait agent: `tools` lists shell tools from lait.config.yml, `model` is an alias from `models:` or a "
-    "model id, and `mcp` lists MCP servers.",
+    "diagnostic naming every key that differs, instead of an error per key. A file in `.claude/agents/` is "
+    "linted as what it is, a Claude Code subagent (LAIT801-LAIT804). To run it with lait, convert it: "
+    "`lait import PATH` writes a lait agent (`tools` from lait.config.yml, `model` an alias from `models:` "
+    "or a model id, `mcp` the servers) and prints what could not be carried over.",
     Example(
         "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep\nmodel: sonnet\ncolor: blue\n---\n"
         "You review code.\n",
