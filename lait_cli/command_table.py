@@ -55,6 +55,11 @@ COMMANDS: dict[str, Entry] = {
         "lait_cli.schema", "Print the JSON Schema of a file kind: config, agent, workflow, test or eval."
     ),
     "rule": Entry("lait_cli.rule", "Explain a lint rule (or list them all with --all)."),
+    "import": Entry(
+        "lait_cli.import_files",
+        "Convert a Claude Code subagent, a VS Code agent or an MCP config (.mcp.json, .vscode/mcp.json) into "
+        "lait files; --check for CI.",
+    ),
     "ls": Entry("lait_cli.ls", "Run the language server over stdio (same as lait-ls)."),
     "run": Entry("lait_cli.run", "Run a workflow (a file, or a name from the config's 'workflows:')."),
     "graph": Entry("lait_cli.graph", "Print a workflow's control-flow graph (Mermaid or DOT)."),

@@ -41,6 +41,28 @@ def lint(
         Path | None, typer.Option("--config", metavar="PATH", help="Use exactly this config file.")
     ] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file.")] = False,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply safe fixes to the files.")] = False,
+    unsafe_fixes: Annotated[
+        bool, typer.Option("--unsafe-fixes", help="With --fix, apply unsafe fixes (guesses) too.")
+    ] = False,
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", metavar="CODES", help="Only these codes or prefixes (comma-separated)."),
+    ] = None,
+    extend_select: Annotated[
+        list[str] | None,
+        typer.Option("--extend-select", metavar="CODES", help="Add codes or prefixes to the selection."),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option("--ignore", metavar="CODES", help="Never report these codes or prefixes.")
+    ] = None,
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", metavar="FILE", help="Report only findings not in FILE.")
+    ] = None,
+    write_baseline: Annotated[
+        Path | None,
+        typer.Option("--write-baseline", metavar="FILE", help="Record every finding in FILE (exit 0)."),
+    ] = None,
 ) -> None:
     from lait_core.documents.config import ConfigError, ConfigMode
     from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
@@ -56,7 +78,28 @@ def lint(
         check_explicit_config(config)
     check_output_path(output_file, "the report")
     mode = ConfigMode.DISABLED if no_config else ConfigMode.EXPLICIT if config else ConfigMode.SEARCH
-    linter = Linter(LintOptions(mode, config))
+    from lait_cli.lint_options import fix_files, lint_selection, save_baseline
+
+    selection = lint_selection(select, extend_select, ignore)
+    if unsafe_fixes and not fix:
+        raise fail("--unsafe-fixes needs --fix", 2)
+    if fix and "-" in paths:
+        raise fail("--fix cannot change standard input; name the files", 2)
+    if baseline is not None and write_baseline is not None:
+        raise fail("--baseline and --write-baseline cannot be used together", 2)
+    from lait_core.lint.baseline import BaselineError
+
+    try:
+        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline))
+    except BaselineError as exc:
+        raise fail(str(exc), 2) from None
+    if fix:
+        files = [p for p in paths if p != "-"]
+        try:
+            fix_files(linter, files, only_lait_files=only_lait_files, unsafe=unsafe_fixes)
+        except ConfigError as exc:
+            raise fail(str(exc), 3) from None
+        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline))
     try:
         files = [p for p in paths if p != "-"]
         result = linter.lint_paths(files, only_lait_files=only_lait_files) if files else LintResult()
@@ -78,6 +121,12 @@ def lint(
         raise fail(str(exc), 3) from None
     except OSError as exc:
         raise fail(f"cannot read {exc.filename!r}: {exc.strerror}", 3) from None
+    for problem in linter.baseline_problems:
+        sys.stderr.write(f"lait: {problem}\n")
+    if write_baseline is not None:
+        count = save_baseline(write_baseline, result)
+        sys.stderr.write(f"lait: wrote {count} finding(s) to '{write_baseline}'\n")
+        return
     report = render(result, fmt)
     if output_file is not None:
         try:
@@ -94,5 +143,7 @@ def lint(
         sys.stderr.write(f"lait: {count.describe()} in {checked}\n")
     elif fmt == "text":
         sys.stderr.write(f"lait: {checked} checked, no problems\n")
+    if linter.baselined:
+        sys.stderr.write(f"lait: {plural(linter.baselined, 'finding')} in the baseline not shown\n")
     if count.errors or (strict and count.warnings):
         raise typer.Exit(3)

@@ -23,6 +23,15 @@ class Related:
     message: str
 
 
+def same_word(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ only in case, ``-`` or ``_``: replacing one by the other is a safe fix."""
+
+    def norm(word: str) -> str:
+        return word.lower().replace("-", "").replace("_", "")
+
+    return a != b and norm(a) == norm(b)
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
     """A text edit that resolves the diagnostic: replace ``range`` in the same file by ``text``."""

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lait_core.diagnostics import Diagnostic, Fix
+from lait_core.diagnostics import Diagnostic, Fix, same_word
 from lait_core.source.positions import Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -225,7 +225,7 @@ def _unknown_key(
     guess = suggest(key, choices)
     if guess:
         message = f"unknown key '{key}' in {holder}; did you mean '{guess}'?"
-        fixes: tuple[Fix, ...] = (Fix(f"Replace with '{guess}'", target.range, guess),)
+        fixes: tuple[Fix, ...] = (Fix(f"Replace with '{guess}'", target.range, guess, safe=same_word(key, guess)),)
     else:
         listed = ", ".join(choices)
         message = f"unknown key '{key}' in {holder}" + (f"; expected one of: {listed}" if listed else "")

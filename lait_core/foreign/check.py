@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
+from lait_core.diagnostics import Diagnostic, Fix, Severity, same_word
 from lait_core.documents.validate import suggest
 from lait_core.foreign import names as n
 from lait_core.foreign.formats import Field, Format, FormatSpec
@@ -49,7 +49,7 @@ def normalized(word: str) -> str:
 def replacement_fix(node: Node, old: str, new: str) -> Fix:
     """A "did you mean" fix; safe when the two differ only in case, ``-`` or ``_`` (the same word
     written another way), unsafe otherwise (a guess)."""
-    return Fix(f"Replace with '{new}'", node.range, new, safe=normalized(old) == normalized(new))
+    return Fix(f"Replace with '{new}'", node.range, new, safe=same_word(old, new))
 
 
 @dataclass(slots=True)
@@ -244,7 +244,8 @@ class Checker:
         for key, key_node, value in node.items():
             spec_field = known.get(str(key))
             if spec_field is None:
-                self._unknown(str(key), key_node, list(known), where, open_keys=top and self.spec.open_keys)
+                free = [k for k in known if k not in node]  # a guess never duplicates a key
+                self._unknown(str(key), key_node, free, where, open_keys=top and self.spec.open_keys)
                 continue
             if spec_field.deprecated:
                 self.out.append(

@@ -107,10 +107,16 @@ def _inside(index: LineIndex, rng: Range) -> bool:
 
 
 # -- "did you mean" -------------------------------------------------------------------------------
+def rule_fixes(diag: Diagnostic, text: str, index: LineIndex | None = None) -> list[Fix]:
+    """The rule's own fixes of ``diag`` whose ranges still fit ``text``: what both the editor's quick
+    fixes and `lait lint --fix` apply (:mod:`lait_core.lint.fixing`)."""
+    index = index or LineIndex(text)
+    return [f for f in diag.fixes if _inside(index, f.range)]
+
+
 def replacements(diag: Diagnostic, path: str, text: str) -> list[QuickFix]:
     """The rule's own fixes (``Replace with 'x'``), for ranges that still fit the text."""
-    index = LineIndex(text)
-    fixes = [f for f in diag.fixes if _inside(index, f.range)]
+    fixes = rule_fixes(diag, text)
     return [
         QuickFix(
             f.title, diag, (FileEdit(path, text, (TextEdit(f.range, f.text),)),), preferred=len(fixes) == 1
