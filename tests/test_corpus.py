@@ -53,6 +53,7 @@ FAMILIES = {
     "5": "capabilities",
     "6": "security",
     "7": "testfiles",
+    "8": "foreign",
 }
 
 

@@ -245,7 +245,7 @@ class Checker:
             spec_field = known.get(str(key))
             if spec_field is None:
                 free = [k for k in known if k not in node]  # a guess never duplicates a key
-                self._unknown(str(key), key_node, free, where, open_keys=top and self.spec.open_keys)
+                self._unknown(str(key), key_node, free, list(known), where, open_keys=top and self.spec.open_keys)
                 continue
             if spec_field.deprecated:
                 self.out.append(
@@ -264,7 +264,9 @@ class Checker:
                 )
             )
 
-    def _unknown(self, key: str, key_node: Node, choices: list[str], where: str, *, open_keys: bool) -> None:
+    def _unknown(
+        self, key: str, key_node: Node, choices: list[str], listed: list[str], where: str, *, open_keys: bool
+    ) -> None:
         guess = suggest(key, choices)
         if open_keys:  # only near misses of the documented section are worth a word
             if guess is None or not (normalized(guess) == normalized(key) or _close(key, guess)):
@@ -275,7 +277,7 @@ class Checker:
             message += f"; did you mean '{guess}'?"
             fixes = (replacement_fix(key_node, key, guess),)
         else:
-            message += f"; it takes: {', '.join(choices)}"
+            message += f"; it takes: {', '.join(listed)}"
         message += " (its host ignores unknown keys silently)"
         self.out.append(Diagnostic(UNKNOWN_KEY, message, key_node.range, W, fixes=fixes))
 
@@ -444,6 +446,8 @@ class Checker:
     def _server_rules(self, name: str, server: MappingNode, label: str) -> None:
         kind = server.get("type")
         transport = kind.value if isinstance(kind, ScalarNode) and isinstance(kind.value, str) else "stdio"
+        if transport not in ("stdio", "http", "sse"):
+            return  # reported as a wrong 'type'
         need = "url" if transport in ("http", "sse") else "command"
         if need not in server and (transport != "stdio" or "url" not in server):
             at = server.pairs[0][0].range if server.pairs else server.range
