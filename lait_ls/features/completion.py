@@ -8,6 +8,7 @@ any problem is logged and answered with an empty list.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -112,6 +113,8 @@ def compute(ls: LaitServer, params: lsp.CompletionParams, cache: _Cache) -> lsp.
         return lsp.CompletionList(is_incomplete=False, items=[])
     kind = ls.kind_of(uri)
     path = ls.path_of(uri)
+    if kind is FileKind.FOREIGN and path is not None:
+        return _foreign(ls, uri, path, params)
     if kind not in _COMPLETABLE or kind is None or path is None:
         return _EMPTY
     document = ls.workspace.get_text_document(uri)
@@ -132,6 +135,28 @@ def compute(ls: LaitServer, params: lsp.CompletionParams, cache: _Cache) -> lsp.
     markdown = formats is None or lsp.MarkupKind.Markdown in formats
     return lsp.CompletionList(
         is_incomplete=False, items=[to_lsp(item, prepared.index, snippets, markdown) for item in items]
+    )
+
+
+def _foreign(ls: LaitServer, uri: str, path: Path, params: lsp.CompletionParams) -> lsp.CompletionList:
+    """Keys and values of another tool's file (:mod:`lait_core.foreign.language`)."""
+    from lait_core.foreign.language import complete as complete_foreign
+
+    text = ls.workspace.get_text_document(uri).source
+    index = LineIndex(text)
+    items = complete_foreign(text, path, from_lsp_position(index, params.position))
+    return lsp.CompletionList(
+        is_incomplete=False,
+        items=[
+            lsp.CompletionItem(
+                label=item.label,
+                kind=lsp.CompletionItemKind.Property if item.kind == "key" else lsp.CompletionItemKind.EnumMember,
+                detail=item.detail or None,
+                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=item.documentation),
+                text_edit=lsp.TextEdit(range=to_lsp_range(index, item.range), new_text=item.insert),
+            )
+            for item in items
+        ],
     )
 
 

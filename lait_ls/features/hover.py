@@ -9,7 +9,9 @@ from lsprotocol import types as lsp
 
 from lait_core.language import hover_at
 from lait_ls import inflight
-from lait_ls.convert import to_lsp_range
+from lait_core.lint.discovery import FileKind
+from lait_core.source.positions import LineIndex
+from lait_ls.convert import from_lsp_position, to_lsp_range
 from lait_ls.features.definition import at, project_of
 
 if TYPE_CHECKING:
@@ -31,6 +33,20 @@ def register(server: LaitServer) -> None:
 
 
 def _hover(ls: LaitServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    uri = params.text_document.uri
+    path = ls.path_of(uri)
+    if path is not None and uri in ls.open_uris and ls.kind_of(uri) is FileKind.FOREIGN:
+        from lait_core.foreign.language import hover as hover_foreign
+
+        text = ls.text_of(uri)
+        index = LineIndex(text)
+        shown = hover_foreign(text, path, from_lsp_position(index, params.position))
+        if shown is None:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=shown.markdown),
+            range=to_lsp_range(index, shown.range),
+        )
     found = at(ls, params.text_document.uri, params.position)
     if found is None:
         return None
