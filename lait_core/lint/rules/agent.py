@@ -31,7 +31,7 @@ rule(
     "skills, subagents, tools, max_tool_rounds, input_schema, output_schema, schema_name. The removed "
     "`structured_output` is unknown too (an `output_schema` alone requests Structured Outputs).",
     Example("---\nmodle: qwen\n---\nYou review code.\n", filename=A),
-    GOOD,
+    Example("---\nmodel: qwen\n---\nYou review code.\n", filename=A),
 )
 rule(
     "LAIT203",

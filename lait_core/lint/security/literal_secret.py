@@ -29,7 +29,7 @@ RULE = rule(
     "reported, nor is the global config (`~/.config/lait/config.yml`, private to its user). The "
     "message never repeats the secret; the quick fix replaces it with a `${VAR}` placeholder.",
     Example("api_key: sk-proj-4f9a8b7c6d5e4f3a2b1c\n", filename="lait.config.yml"),
-    Example("api_key: ${OPENAI_API_KEY}\n", filename="lait.config.yml"),
+    Example('api_key: "${LAIT_API_KEY}"\n', filename="lait.config.yml"),
 )
 
 _PREFIXES = (
