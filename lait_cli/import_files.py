@@ -32,7 +32,8 @@ def _shown(path: Path) -> str:
 def import_files(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Files to import.")],
     check: Annotated[
-        bool, typer.Option("--check", help="Write nothing; exit 1 if the import would change or lose anything.")
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 if the import would change or lose anything."),
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an agent file that differs.")] = False,
     allow_lost: Annotated[

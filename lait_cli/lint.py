@@ -54,7 +54,8 @@ def lint(
         typer.Option("--extend-select", metavar="CODES", help="Add codes or prefixes to the selection."),
     ] = None,
     ignore: Annotated[
-        list[str] | None, typer.Option("--ignore", metavar="CODES", help="Never report these codes or prefixes.")
+        list[str] | None,
+        typer.Option("--ignore", metavar="CODES", help="Never report these codes or prefixes."),
     ] = None,
     baseline: Annotated[
         Path | None, typer.Option("--baseline", metavar="FILE", help="Report only findings not in FILE.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -23,9 +24,7 @@ def lint_selection(
 ) -> Selection | None:
     from lait_core.lint.selection import Selection, unknown_selectors
 
-    chosen = Selection(
-        _split(select) if select is not None else None, _split(extend_select), _split(ignore)
-    )
+    chosen = Selection(_split(select) if select is not None else None, _split(extend_select), _split(ignore))
     if chosen.is_empty():
         return None
     bad = unknown_selectors((*(chosen.select or ()), *chosen.extend_select, *chosen.ignore))
@@ -61,10 +60,8 @@ def fix_files(linter: Linter, paths: list[str], *, only_lait_files: bool, unsafe
                     fh.write(outcome.text)
                 os.replace(tmp, name)
             except OSError as exc:
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(tmp)
-                except OSError:
-                    pass
                 raise fail(f"cannot write '{name}': {exc.strerror or exc}", 1) from None
             fixed += outcome.applied
             files += 1

@@ -325,7 +325,8 @@ class LintSettings(Strict):
     )
     extend_select: list[str] = Field(default_factory=list, description="Codes or prefixes added to `select`.")
     ignore: list[str] = Field(
-        default_factory=list, description="Codes or prefixes never reported (the more specific selector wins)."
+        default_factory=list,
+        description="Codes or prefixes never reported (the more specific selector wins).",
     )
     severity: dict[str, RuleSeverity] = Field(
         default_factory=dict,

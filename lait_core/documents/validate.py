@@ -225,7 +225,9 @@ def _unknown_key(
     guess = suggest(key, choices)
     if guess:
         message = f"unknown key '{key}' in {holder}; did you mean '{guess}'?"
-        fixes: tuple[Fix, ...] = (Fix(f"Replace with '{guess}'", target.range, guess, safe=same_word(key, guess)),)
+        fixes: tuple[Fix, ...] = (
+            Fix(f"Replace with '{guess}'", target.range, guess, safe=same_word(key, guess)),
+        )
     else:
         listed = ", ".join(choices)
         message = f"unknown key '{key}' in {holder}" + (f"; expected one of: {listed}" if listed else "")

@@ -96,7 +96,11 @@ class Project:
                 for entry in entries:
                     if not entry.name.endswith(".md") or not entry.is_file(follow_symlinks=False):
                         continue
-                    stem = entry.name[: -len(".agent.md")] if entry.name.endswith(".agent.md") else entry.name[:-3]
+                    stem = (
+                        entry.name[: -len(".agent.md")]
+                        if entry.name.endswith(".agent.md")
+                        else entry.name[:-3]
+                    )
                     found.add(stem)
                     loaded = self.reader(Path(entry.path))
                     if loaded.text and starts_with_frontmatter(loaded.text):
@@ -202,7 +206,9 @@ class Checker:
             self.out.append(split)
             return None, "", 0
         source = SourceText(text, str(self.path))
-        parsed = parse_yaml(split.yaml_text, str(self.path), source=SourceText(split.yaml_text, str(self.path)))
+        parsed = parse_yaml(
+            split.yaml_text, str(self.path), source=SourceText(split.yaml_text, str(self.path))
+        )
         self.out.extend(parsed.problems)
         if not parsed.ok:
             return None, split.body, split.body_start
@@ -211,7 +217,9 @@ class Checker:
         if root is None or (isinstance(root, ScalarNode) and root.value is None):
             return MappingNode(0, 0, Range.at(1, 0, 1, 0), source, pairs=[]), split.body, split.body_start
         if not isinstance(root, MappingNode):
-            self.out.append(Diagnostic(INVALID_VALUE, f"{self.where} frontmatter must be a mapping", root.range))
+            self.out.append(
+                Diagnostic(INVALID_VALUE, f"{self.where} frontmatter must be a mapping", root.range)
+            )
             return None, split.body, split.body_start
         return root, split.body, split.body_start
 
@@ -223,7 +231,11 @@ class Checker:
             except json.JSONDecodeError as exc:
                 pos = Position(max(exc.lineno - 1, 0), max(exc.colno - 1, 0))
                 self.out.append(
-                    Diagnostic(INVALID_VALUE, f"not valid JSON: {exc.msg}; its host cannot read the file", Range(pos, pos))
+                    Diagnostic(
+                        INVALID_VALUE,
+                        f"not valid JSON: {exc.msg}; its host cannot read the file",
+                        Range(pos, pos),
+                    )
                 )
                 return None
         parsed = parse_yaml(text, str(self.path), source=SourceText(self.text, str(self.path)))
@@ -245,11 +257,18 @@ class Checker:
             spec_field = known.get(str(key))
             if spec_field is None:
                 free = [k for k in known if k not in node]  # a guess never duplicates a key
-                self._unknown(str(key), key_node, free, list(known), where, open_keys=top and self.spec.open_keys)
+                self._unknown(
+                    str(key), key_node, free, list(known), where, open_keys=top and self.spec.open_keys
+                )
                 continue
             if spec_field.deprecated:
                 self.out.append(
-                    Diagnostic(UNKNOWN_KEY, f"'{key}' is retired in {where}: {spec_field.deprecated}", key_node.range, W)
+                    Diagnostic(
+                        UNKNOWN_KEY,
+                        f"'{key}' is retired in {where}: {spec_field.deprecated}",
+                        key_node.range,
+                        W,
+                    )
                 )
             self._value(spec_field, value, f"'{key}'")
         missing = [f.name for f in fields if f.required and f.name not in node]
@@ -268,9 +287,9 @@ class Checker:
         self, key: str, key_node: Node, choices: list[str], listed: list[str], where: str, *, open_keys: bool
     ) -> None:
         guess = suggest(key, choices)
-        if open_keys:  # only near misses of the documented section are worth a word
-            if guess is None or not (normalized(guess) == normalized(key) or _close(key, guess)):
-                return
+        near = guess is not None and (normalized(guess) == normalized(key) or _close(key, guess))
+        if open_keys and not near:  # only near misses of the documented section are worth a word
+            return
         message = f"unknown key '{key}' in {where}"
         fixes: tuple[Fix, ...] = ()
         if guess:
@@ -290,7 +309,8 @@ class Checker:
             "int": isinstance(value, int) and not isinstance(value, bool),
             "names": n.split_names(value) is not None,
             "strings": isinstance(value, list) and all(isinstance(v, str) for v in value),
-            "models": isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)),
+            "models": isinstance(value, str)
+            or (isinstance(value, list) and all(isinstance(v, str) for v in value)),
             "mapping": isinstance(node, MappingNode),
             "map": isinstance(node, MappingNode),
             "list": isinstance(node, SequenceNode),
@@ -305,16 +325,21 @@ class Checker:
                 )
             )
             return
-        if f.values and isinstance(node, ScalarNode) and isinstance(value, str) and value not in f.values:
-            if not f.open_values:
-                guess = suggest(value, f.values)
-                message = f"{label} must be one of {', '.join(f.values)} (got '{value}')"
-                fixes: tuple[Fix, ...] = ()
-                if guess:
-                    message += f"; did you mean '{guess}'?"
-                    fixes = (replacement_fix(node, value, guess),)
-                self.out.append(Diagnostic(INVALID_VALUE, message, node.range, fixes=fixes))
-                return
+        if (
+            f.values
+            and not f.open_values
+            and isinstance(node, ScalarNode)
+            and isinstance(value, str)
+            and value not in f.values
+        ):
+            guess = suggest(value, f.values)
+            message = f"{label} must be one of {', '.join(f.values)} (got '{value}')"
+            fixes: tuple[Fix, ...] = ()
+            if guess:
+                message += f"; did you mean '{guess}'?"
+                fixes = (replacement_fix(node, value, guess),)
+            self.out.append(Diagnostic(INVALID_VALUE, message, node.range, fixes=fixes))
+            return
         if f.names:
             self._names(f, node, label)
         if t == "mapping" and f.children and isinstance(node, MappingNode):
@@ -326,7 +351,11 @@ class Checker:
                     self._server_rules(str(key), item, f"{label[:-1]}.{key}'")
                 else:
                     self.out.append(
-                        Diagnostic(INVALID_VALUE, f"{label[:-1]}.{key}' must be a mapping (got {_describe(item)})", item.range)
+                        Diagnostic(
+                            INVALID_VALUE,
+                            f"{label[:-1]}.{key}' must be a mapping (got {_describe(item)})",
+                            item.range,
+                        )
                     )
         elif t == "list" and f.children and isinstance(node, SequenceNode):
             for i, item in enumerate(node.items):
@@ -334,7 +363,11 @@ class Checker:
                     self._fields(item, f.children, f"{label[:-1]}[{i}]'")
                 else:
                     self.out.append(
-                        Diagnostic(INVALID_VALUE, f"{label[:-1]}[{i}]' must be a mapping (got {_describe(item)})", item.range)
+                        Diagnostic(
+                            INVALID_VALUE,
+                            f"{label[:-1]}[{i}]' must be a mapping (got {_describe(item)})",
+                            item.range,
+                        )
                     )
 
     # -- names -----------------------------------------------------------------------------------
@@ -388,7 +421,9 @@ class Checker:
                 if sep and rest == "*" and server not in n.VSCODE_BUILTIN_TOOLSETS and "." not in server:
                     servers = self.project.vscode_servers()
                     if servers is not None and server not in servers:
-                        message = f"{label} names MCP server '{server}', which .vscode/mcp.json does not define"
+                        message = (
+                            f"{label} names MCP server '{server}', which .vscode/mcp.json does not define"
+                        )
             elif kind == "vscode-agent":
                 if name == "*" or name in n.VSCODE_BUILTIN_AGENTS:
                     continue
@@ -434,7 +469,11 @@ class Checker:
                     )
                 )
         description = root.get("description")
-        if isinstance(description, ScalarNode) and isinstance(description.value, str) and len(description.value) > 1024:
+        if (
+            isinstance(description, ScalarNode)
+            and isinstance(description.value, str)
+            and len(description.value) > 1024
+        ):
             self.out.append(
                 Diagnostic(
                     INVALID_VALUE,
@@ -462,11 +501,14 @@ class Checker:
         command = server.get("command")
         if isinstance(command, ScalarNode) and isinstance(command.value, str):
             value = command.value
-            if value.startswith(("./", "../")) and "${" not in value:
-                if not (self.project.root / value).exists():
-                    self.out.append(
-                        Diagnostic(BROKEN_LINK, f"{label}: command '{value}' does not exist", command.range, W)
-                    )
+            if (
+                value.startswith(("./", "../"))
+                and "${" not in value
+                and not (self.project.root / value).exists()
+            ):
+                self.out.append(
+                    Diagnostic(BROKEN_LINK, f"{label}: command '{value}' does not exist", command.range, W)
+                )
         env_file = server.get("envFile")
         if isinstance(env_file, ScalarNode) and isinstance(env_file.value, str):
             value = env_file.value.replace("${workspaceFolder}", str(self.project.root))
@@ -474,7 +516,12 @@ class Checker:
                 target = Path(value) if os.path.isabs(value) else self.project.root / value
                 if not target.exists():
                     self.out.append(
-                        Diagnostic(BROKEN_LINK, f"{label}: envFile '{env_file.value}' does not exist", env_file.range, W)
+                        Diagnostic(
+                            BROKEN_LINK,
+                            f"{label}: envFile '{env_file.value}' does not exist",
+                            env_file.range,
+                            W,
+                        )
                     )
 
     def _input_refs(self, root: MappingNode) -> None:
@@ -555,7 +602,9 @@ class Checker:
             )
 
 
-_NEEDS_FRONTMATTER = frozenset((Format.CLAUDE_AGENT, Format.CLAUDE_SKILL, Format.COPILOT_SKILL, Format.AGENT_SKILL))
+_NEEDS_FRONTMATTER = frozenset(
+    (Format.CLAUDE_AGENT, Format.CLAUDE_SKILL, Format.COPILOT_SKILL, Format.AGENT_SKILL)
+)
 _EXPECTED = {
     "string": "a string",
     "bool": "true or false",

@@ -116,7 +116,12 @@ CLAUDE_AGENT = FormatSpec(
             "Tools the subagent may use (comma-separated or a list); all tools when omitted.",
             names="claude-tool",
         ),
-        Field("disallowedTools", "names", "Tools removed from the inherited or listed ones.", names="claude-tool"),
+        Field(
+            "disallowedTools",
+            "names",
+            "Tools removed from the inherited or listed ones.",
+            names="claude-tool",
+        ),
         Field(
             "model",
             "string",
@@ -166,7 +171,12 @@ _SKILL_BASE = (
         "The skill's name: lowercase letters, digits and hyphens, at most 64 characters, the name of its folder.",
         required=True,
     ),
-    Field("description", "string", "What the skill does and when to use it (at most 1024 characters).", required=True),
+    Field(
+        "description",
+        "string",
+        "What the skill does and when to use it (at most 1024 characters).",
+        required=True,
+    ),
     Field("license", "string", "The skill's license."),
     Field("compatibility", "string", "Environment requirements."),
     Field("metadata", "mapping", "Further string properties."),
@@ -190,7 +200,9 @@ _COPILOT_SKILL_FIELDS = (
     Field("argument-hint", "string", "Hint shown when the skill is invoked as a slash command."),
     Field("user-invocable", "bool", "`false`: hidden from the `/` menu (default `true`)."),
     Field("disable-model-invocation", "bool", "`true`: the agent never loads the skill by itself."),
-    Field("context", "string", "`fork`: run in a dedicated subagent context (experimental).", values=("fork",)),
+    Field(
+        "context", "string", "`fork`: run in a dedicated subagent context (experimental).", values=("fork",)
+    ),
 )
 CLAUDE_SKILL = FormatSpec(
     Format.CLAUDE_SKILL,
@@ -222,7 +234,9 @@ AGENT_SKILL = FormatSpec(
 )
 
 _MCP_SERVER_COMMON = (
-    Field("type", "string", "Transport: `stdio` (default), `http` or `sse`.", values=("stdio", "http", "sse")),
+    Field(
+        "type", "string", "Transport: `stdio` (default), `http` or `sse`.", values=("stdio", "http", "sse")
+    ),
     Field("command", "string", "stdio: the program to start."),
     Field("args", "strings", "stdio: its arguments."),
     Field("env", "mapping", "stdio: extra environment variables."),
@@ -239,8 +253,10 @@ CLAUDE_MCP = FormatSpec(
             "map",
             "MCP servers by name.",
             required=True,
-            children=_MCP_SERVER_COMMON
-            + (Field("headersHelper", "string", "http/sse: a command printing headers as JSON."),),
+            children=(
+                *_MCP_SERVER_COMMON,
+                Field("headersHelper", "string", "http/sse: a command printing headers as JSON."),
+            ),
         ),
     ),
     markdown=False,
@@ -251,12 +267,8 @@ CLAUDE_SETTINGS = FormatSpec(
     (CLAUDE_SETTINGS_DOC, CLAUDE_MCP_DOC),
     (
         Field("enableAllProjectMcpServers", "bool", "Approve every server of the project's `.mcp.json`."),
-        Field(
-            "enabledMcpjsonServers", "strings", "Servers of `.mcp.json` to approve.", names="mcp-server"
-        ),
-        Field(
-            "disabledMcpjsonServers", "strings", "Servers of `.mcp.json` to reject.", names="mcp-server"
-        ),
+        Field("enabledMcpjsonServers", "strings", "Servers of `.mcp.json` to approve.", names="mcp-server"),
+        Field("disabledMcpjsonServers", "strings", "Servers of `.mcp.json` to reject.", names="mcp-server"),
     ),
     markdown=False,
     json_comments=False,
@@ -286,7 +298,9 @@ VSCODE_AGENT = FormatSpec(
         Field("name", "string", "The agent's name (default: the file name)."),
         Field("argument-hint", "string", "Hint shown in the chat input."),
         _VSCODE_TOOLS,
-        Field("agents", "names", "Agents usable as subagents; `*` for all, `[]` for none.", names="vscode-agent"),
+        Field(
+            "agents", "names", "Agents usable as subagents; `*` for all, `[]` for none.", names="vscode-agent"
+        ),
         Field("model", "models", "A model name, or a list tried in order."),
         Field("user-invocable", "bool", "`false`: only usable as a subagent (default `true`)."),
         Field("disable-model-invocation", "bool", "`true`: never invoked as a subagent (default `false`)."),
@@ -332,10 +346,15 @@ VSCODE_INSTRUCTIONS = FormatSpec(
     (
         Field("name", "string", "Display name (default: the file name)."),
         Field("description", "string", "Shown on hover in the Chat view."),
-        Field("applyTo", "string", "Glob of the files the instructions apply to, relative to the workspace root."),
+        Field(
+            "applyTo",
+            "string",
+            "Glob of the files the instructions apply to, relative to the workspace root.",
+        ),
     ),
 )
-_VSCODE_SERVER = _MCP_SERVER_COMMON + (
+_VSCODE_SERVER = (
+    *_MCP_SERVER_COMMON,
     Field("envFile", "string", "stdio: a file of more environment variables."),
     Field("sandboxEnabled", "bool", "stdio: run sandboxed (macOS and Linux)."),
     Field(
@@ -347,8 +366,15 @@ _VSCODE_SERVER = _MCP_SERVER_COMMON + (
             Field("network", "mapping", "`allowedDomains`, `deniedDomains`: lists of domains."),
         ),
     ),
-    Field("oauth", "mapping", "http: OAuth settings.", children=(Field("clientId", "string", "The client id."),)),
-    Field("dev", "mapping", "Development mode.", children=(Field("watch", "string", "Glob to watch."), Field("debug", "any", "Debugger settings."))),
+    Field(
+        "oauth", "mapping", "http: OAuth settings.", children=(Field("clientId", "string", "The client id."),)
+    ),
+    Field(
+        "dev",
+        "mapping",
+        "Development mode.",
+        children=(Field("watch", "string", "Glob to watch."), Field("debug", "any", "Debugger settings.")),
+    ),
 )
 VSCODE_MCP = FormatSpec(
     Format.VSCODE_MCP,
@@ -361,7 +387,9 @@ VSCODE_MCP = FormatSpec(
             "list",
             "Input variables (`${input:id}`) VS Code asks for.",
             children=(
-                Field("type", "string", "Kind of prompt.", values=("promptString", "pickString"), required=True),
+                Field(
+                    "type", "string", "Kind of prompt.", values=("promptString", "pickString"), required=True
+                ),
                 Field("id", "string", "The id used in `${input:id}`.", required=True),
                 Field("description", "string", "The prompt text.", required=True),
                 Field("password", "bool", "Hide the typed value."),

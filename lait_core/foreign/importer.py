@@ -82,7 +82,11 @@ def _json_object(path: Path, text: str, comments: bool) -> dict[str, Any]:
     parsed = parse_yaml(body, str(path))
     if not parsed.ok or not isinstance(parsed.root, MappingNode):
         problem = parsed.problems[0] if parsed.problems else None
-        where = f"{path}:{problem.range.start.line + 1}:{problem.range.start.character + 1}: " if problem else f"{path}: "
+        where = (
+            f"{path}:{problem.range.start.line + 1}:{problem.range.start.character + 1}: "
+            if problem
+            else f"{path}: "
+        )
         raise ImportError_(where + (problem.message if problem else "not a JSON object"))
     value = parsed.root.to_python()
     assert isinstance(value, dict)
@@ -176,7 +180,9 @@ class _Importer:
             if isinstance(headers, dict):
                 out["headers"] = {str(k): self.value(str(v), where) for k, v in headers.items()}
             if kind == "sse":
-                self.lose(f"{where}: 'type: sse'; lait speaks Streamable HTTP, which an SSE-only server may not")
+                self.lose(
+                    f"{where}: 'type: sse'; lait speaks Streamable HTTP, which an SSE-only server may not"
+                )
         else:
             self.lose(f"{where}: neither a stdio 'command' nor an http 'url'; not imported")
             return False
@@ -200,17 +206,23 @@ class _Importer:
 
         def var(match: re.Match[str]) -> str:
             if match.group(2):
-                self.lose(f"{where}: '{match.group(0)}' has a default; lait's ${{VAR}} has none (kept as ${{{match.group(1)}}})")
+                self.lose(
+                    f"{where}: '{match.group(0)}' has a default; lait's ${{VAR}} has none (kept as ${{{match.group(1)}}})"
+                )
             return "${" + match.group(1) + "}"
 
         def input_var(match: re.Match[str]) -> str:
             env = re.sub(r"[^A-Za-z0-9]+", "_", match.group(1)).upper().strip("_") or "INPUT"
-            self.lose(f"{where}: '{match.group(0)}' (VS Code asks for it) became ${{{env}}}; set that variable")
+            self.lose(
+                f"{where}: '{match.group(0)}' (VS Code asks for it) became ${{{env}}}; set that variable"
+            )
             return "${" + env + "}"
 
         out = _WORKSPACE.sub(".", text)
         if out != text:
-            self.lose(f"{where}: the workspace folder variable became '.' (the MCP server's working directory)")
+            self.lose(
+                f"{where}: the workspace folder variable became '.' (the MCP server's working directory)"
+            )
         return _VAR.sub(var, _INPUT.sub(input_var, out))
 
     # -- agents ------------------------------------------------------------------------------------
@@ -260,7 +272,9 @@ class _Importer:
                 if server in host and self.server(server, host[server], ".mcp.json"):
                     mcp.append(server)
                 else:
-                    self.lose(f"{origin}: tool '{entry}' names MCP server '{server}', which .mcp.json does not define")
+                    self.lose(
+                        f"{origin}: tool '{entry}' names MCP server '{server}', which .mcp.json does not define"
+                    )
             else:
                 own.append(entry)
         if own:
@@ -269,7 +283,9 @@ class _Importer:
                 " built-in tools (give it shell tools under 'tools:' or MCP servers)"
             )
         if "tools" not in front and host:
-            self.lose(f"{origin}: without 'tools' the subagent had every tool; the lait agent gets only the MCP servers it names")
+            self.lose(
+                f"{origin}: without 'tools' the subagent had every tool; the lait agent gets only the MCP servers it names"
+            )
         servers = front.get("mcpServers")
         if isinstance(servers, list):
             for item in servers:
@@ -296,7 +312,11 @@ class _Importer:
         for skill in skills:
             folder = self.root / ".claude" / "skills" / skill
             if (folder / "SKILL.md").is_file():
-                self.skills[skill] = folder.relative_to(self.project).as_posix() if folder.is_relative_to(self.project) else str(folder)
+                self.skills[skill] = (
+                    folder.relative_to(self.project).as_posix()
+                    if folder.is_relative_to(self.project)
+                    else str(folder)
+                )
                 kept.append(skill)
             else:
                 self.lose(f"{origin}: skill '{skill}' has no .claude/skills/{skill}/SKILL.md")
@@ -322,7 +342,9 @@ class _Importer:
             else:
                 own.append(entry)
         if own:
-            self.lose(f"{origin}: tools {', '.join(repr(t) for t in own)} are VS Code's or Copilot's own; a lait agent has no built-in tools")
+            self.lose(
+                f"{origin}: tools {', '.join(repr(t) for t in own)} are VS Code's or Copilot's own; a lait agent has no built-in tools"
+            )
         servers = front.get("mcp-servers")
         if isinstance(servers, dict):
             for key, config in servers.items():
@@ -387,7 +409,14 @@ def scalar(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     text = str(value)
-    if text and text == text.strip() and "\n" not in text and not text.startswith(("[", "{", "&", "*", "!", "|", ">", "'", '"', "%", "@", "`", "#", "-", "?", ":", ",")):
+    if (
+        text
+        and text == text.strip()
+        and "\n" not in text
+        and not text.startswith(
+            ("[", "{", "&", "*", "!", "|", ">", "'", '"', "%", "@", "`", "#", "-", "?", ":", ",")
+        )
+    ):
         parsed = parse_yaml(f"k: {text}\n")
         if parsed.ok and isinstance(parsed.root, MappingNode) and parsed.root.to_python() == {"k": text}:
             return text

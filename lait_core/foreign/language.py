@@ -64,7 +64,9 @@ def _children(f: Field | None, fields: tuple[Field, ...]) -> tuple[Field, ...]:
     return f.children if f is not None else fields
 
 
-def _locate(root: MappingNode, pos: Position, fields: tuple[Field, ...]) -> tuple[Field | None, Node | None, tuple[Field, ...], MappingNode]:
+def _locate(
+    root: MappingNode, pos: Position, fields: tuple[Field, ...]
+) -> tuple[Field | None, Node | None, tuple[Field, ...], MappingNode]:
     """(the field whose key is at ``pos``, that key node, the fields of the innermost mapping around
     ``pos``, that mapping)."""
     node: Node = root
@@ -79,7 +81,9 @@ def _locate(root: MappingNode, pos: Position, fields: tuple[Field, ...]) -> tupl
                 f = next((x for x in current if x.name == name), None)
                 if key.range.start <= pos <= key.range.end:
                     return f, key, current, node
-                if value.range.start <= pos <= value.range.end and isinstance(value, MappingNode | SequenceNode):
+                if value.range.start <= pos <= value.range.end and isinstance(
+                    value, MappingNode | SequenceNode
+                ):
                     nxt = (f, value)
                     break
             if nxt is None:
@@ -107,7 +111,10 @@ def _locate(root: MappingNode, pos: Position, fields: tuple[Field, ...]) -> tupl
 def _doc(spec: FormatSpec, f: Field) -> str:
     lines = [f"**{f.name}** ({f.type}{', required' if f.required else ''}) — {spec.title}", "", f.doc]
     if f.values:
-        lines += ["", ("Common values: " if f.open_values else "Values: ") + ", ".join(f"`{v}`" for v in f.values)]
+        lines += [
+            "",
+            ("Common values: " if f.open_values else "Values: ") + ", ".join(f"`{v}`" for v in f.values),
+        ]
     if f.deprecated:
         lines += ["", f"Retired: {f.deprecated}."]
     lines += ["", "Source: " + " · ".join(spec.source)]
@@ -132,10 +139,7 @@ def complete(text: str, path: Path, pos: Position) -> list[ForeignItem]:
     if spec is None:
         return []
     index = LineIndex(text)
-    if pos.line >= index.line_count:
-        line = ""
-    else:
-        line = index.line_text(pos.line)
+    line = "" if pos.line >= index.line_count else index.line_text(pos.line)
     before = line[: pos.character]
     root, region = _tree(spec, text)
     if spec.markdown and (region is None or not region.start.line <= pos.line < region.end.line):
@@ -153,7 +157,14 @@ def complete(text: str, path: Path, pos: Position) -> list[ForeignItem]:
         choices = f.values or ("true", "false")
         quote = "" if spec.markdown or f.type == "bool" else '"'
         return [
-            ForeignItem(v, "value", f.name, _doc(spec, f), Range(start, pos), f"{quote}{v}{quote}" if quote and not before.endswith('"') else v)
+            ForeignItem(
+                v,
+                "value",
+                f.name,
+                _doc(spec, f),
+                Range(start, pos),
+                f"{quote}{v}{quote}" if quote and not before.endswith('"') else v,
+            )
             for v in choices
         ]
     key = _KEY_PREFIX.search(before)
@@ -166,7 +177,9 @@ def complete(text: str, path: Path, pos: Position) -> list[ForeignItem]:
             fields = found
         present = {str(k.to_python()) for k, _v in holder.pairs}
     elif spec.markdown and region is not None:
-        head = "\n".join(index.line_text(i) for i in range(region.start.line, min(region.end.line, index.line_count)))
+        head = "\n".join(
+            index.line_text(i) for i in range(region.start.line, min(region.end.line, index.line_count))
+        )
         present = set(_FRONT_KEY.findall(head))
     typed = key.group(2) or ""
     start = Position(pos.line, pos.character - len(typed))
@@ -175,6 +188,10 @@ def complete(text: str, path: Path, pos: Position) -> list[ForeignItem]:
     for f in fields:
         if f.name in present and f.name != typed:
             continue
-        insert = f'{f.name}": ' if json_key and before.rstrip().endswith('"') else (f'"{f.name}": ' if json_key else f"{f.name}: ")
+        insert = (
+            f'{f.name}": '
+            if json_key and before.rstrip().endswith('"')
+            else (f'"{f.name}": ' if json_key else f"{f.name}: ")
+        )
         items.append(ForeignItem(f.name, "key", f.doc, _doc(spec, f), Range(start, pos), insert))
     return items

@@ -54,7 +54,9 @@ class Baseline:
     def key(self, d: Diagnostic, text: str | None, path: str | None = None) -> Key:
         return (self.relative(path or d.path), d.code, d.message, line_text(text, d.range.start.line))
 
-    def filter(self, diags: Iterable[Diagnostic], text: str | None, path: str | None = None) -> tuple[list[Diagnostic], int]:
+    def filter(
+        self, diags: Iterable[Diagnostic], text: str | None, path: str | None = None
+    ) -> tuple[list[Diagnostic], int]:
         """(the new findings, how many were in the baseline)."""
         diags = list(diags)
         if not diags:
@@ -77,18 +79,28 @@ def load(path: Path) -> Baseline:
     try:
         data = json.loads(read_bounded(path).decode("utf-8"))
     except FileNotFoundError:
-        raise BaselineError(f"baseline file '{path}' does not exist (write one with --write-baseline)") from None
+        raise BaselineError(
+            f"baseline file '{path}' does not exist (write one with --write-baseline)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BaselineError(f"cannot read baseline file '{path}': {exc}") from None
     except json.JSONDecodeError as exc:
-        raise BaselineError(f"{path}:{exc.lineno}:{exc.colno}: baseline file is not JSON: {exc.msg}") from None
-    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("findings"), list):
+        raise BaselineError(
+            f"{path}:{exc.lineno}:{exc.colno}: baseline file is not JSON: {exc.msg}"
+        ) from None
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != VERSION
+        or not isinstance(data.get("findings"), list)
+    ):
         raise BaselineError(f"'{path}' is not a lait baseline file (version {VERSION})")
     baseline = Baseline(os.path.dirname(os.path.abspath(path)))
     for i, item in enumerate(data["findings"]):
         fields = ("path", "code", "message", "line")
         if not isinstance(item, dict) or not all(isinstance(item.get(f), str) for f in fields):
-            raise BaselineError(f"'{path}': finding {i + 1} needs string 'path', 'code', 'message' and 'line'")
+            raise BaselineError(
+                f"'{path}': finding {i + 1} needs string 'path', 'code', 'message' and 'line'"
+            )
         count = item.get("count", 1)
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise BaselineError(f"'{path}': finding {i + 1} has a 'count' that is not a positive integer")

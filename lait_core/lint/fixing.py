@@ -42,7 +42,9 @@ def chosen_fix(diag: Diagnostic, text: str, *, unsafe: bool) -> Fix | None:
     return fix if fix.safe or unsafe else None
 
 
-def fix_text(linter: Linter, text: str, path: Path, kind: FileKind | None = None, *, unsafe: bool = False) -> FixOutcome:
+def fix_text(
+    linter: Linter, text: str, path: Path, kind: FileKind | None = None, *, unsafe: bool = False
+) -> FixOutcome:
     from lait_core.language.code_actions import TextEdit, apply_edits
 
     applied = 0
@@ -69,5 +71,7 @@ def fix_text(linter: Linter, text: str, path: Path, kind: FileKind | None = None
         linter.invalidate(path)
     left = 0
     if not unsafe:
-        left = sum(1 for d in linter.lint_text(text, path, kind) if chosen_fix(d, text, unsafe=True) is not None)
+        left = sum(
+            1 for d in linter.lint_text(text, path, kind) if chosen_fix(d, text, unsafe=True) is not None
+        )
     return FixOutcome(text, applied, left)

@@ -8,8 +8,8 @@ any problem is logged and answered with an empty list.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
@@ -150,7 +150,9 @@ def _foreign(ls: LaitServer, uri: str, path: Path, params: lsp.CompletionParams)
         items=[
             lsp.CompletionItem(
                 label=item.label,
-                kind=lsp.CompletionItemKind.Property if item.kind == "key" else lsp.CompletionItemKind.EnumMember,
+                kind=lsp.CompletionItemKind.Property
+                if item.kind == "key"
+                else lsp.CompletionItemKind.EnumMember,
                 detail=item.detail or None,
                 documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=item.documentation),
                 text_edit=lsp.TextEdit(range=to_lsp_range(index, item.range), new_text=item.insert),

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from lait_core.language import hover_at
-from lait_ls import inflight
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import LineIndex
+from lait_ls import inflight
 from lait_ls.convert import from_lsp_position, to_lsp_range
 from lait_ls.features.definition import at, project_of
 

@@ -26,7 +26,11 @@ You add numbers. Answer with the sum only; {{ braces }} stay literal.
 
 
 def _mcp_json() -> str:
-    server = {"command": sys.executable, "args": ["-m", "tests.peers.mcp_peer"], "env": {"PYTHONPATH": str(REPO)}}
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "tests.peers.mcp_peer"],
+        "env": {"PYTHONPATH": str(REPO)},
+    }
     return json.dumps({"mcpServers": {"peer": server}}, indent=2) + "\n"
 
 
@@ -98,7 +102,10 @@ def test_vscode_agent_and_mcp_json(lait: Lait) -> None:
     run = lait("import", ".vscode/mcp.json")
     assert run.returncode == 0, run.stderr
     config = (lait.cwd / "lait.config.yml").read_text()
-    assert "  docs:\n    url: \"https://example.com/mcp\"\n" in config or "  docs:\n    url: https://example.com/mcp\n" in config
+    assert (
+        '  docs:\n    url: "https://example.com/mcp"\n' in config
+        or "  docs:\n    url: https://example.com/mcp\n" in config
+    )
     assert "Bearer ${API_KEY}" in config
     assert "'sandboxEnabled' has no lait counterpart" in run.stderr
     lint = lait("lint", "lait.config.yml", "agents")

@@ -89,7 +89,9 @@ def test_only_safe_fixes_without_unsafe_fixes(lait: Lait) -> None:
 
 
 def test_fix_keeps_crlf_and_foreign_files(lait: Lait) -> None:
-    agent = lait.write(".claude/agents/r.md", "---\r\nname: r\r\ndescription: R.\r\npermissionmode: plan\r\n---\r\nR.\r\n")
+    agent = lait.write(
+        ".claude/agents/r.md", "---\r\nname: r\r\ndescription: R.\r\npermissionmode: plan\r\n---\r\nR.\r\n"
+    )
     lait("lint", "--fix", ".")
     assert agent.read_bytes() == b"---\r\nname: r\r\ndescription: R.\r\npermissionMode: plan\r\n---\r\nR.\r\n"
 

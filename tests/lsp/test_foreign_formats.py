@@ -147,7 +147,8 @@ async def test_foreign_format_in_the_editor(client: LanguageClient, tmp_path: Pa
     line, character = case.hover_at
     hover = await client.text_document_hover_async(
         lsp.HoverParams(
-            text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(line=line, character=character)
+            text_document=lsp.TextDocumentIdentifier(uri=uri),
+            position=lsp.Position(line=line, character=character),
         )
     )
     assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)

@@ -87,7 +87,9 @@ def check_budget(
 ) -> None:
     front = doc.front
     model_node = front.get("model") if front is not None else None
-    model = model_node.value if isinstance(model_node, ScalarNode) and isinstance(model_node.value, str) else None
+    model = (
+        model_node.value if isinstance(model_node, ScalarNode) and isinstance(model_node.value, str) else None
+    )
     resolved = _resolve(config, model)
     if resolved is None:
         return
@@ -124,7 +126,11 @@ def check_budget(
         return
     share = round(100 * total / window)
     shown = f"'{name}'" if name == model_id else f"'{name}' (model id '{model_id}')"
-    at = model_node.range if model_node is not None else (front.range if front is not None else doc.system_range(0, 0))
+    at = (
+        model_node.range
+        if model_node is not None
+        else (front.range if front is not None else doc.system_range(0, 0))
+    )
     out.append(
         Diagnostic(
             CODE,
