@@ -15,9 +15,9 @@ from lait_cli.common import fail
 def register(app: typer.Typer) -> None:
     app.command(
         name="import",
-        help="Convert a Claude Code subagent, a VS Code agent or an MCP config (.mcp.json, .vscode/mcp.json)"
-        " into lait files (agents/<name>.md, mcp_servers: in lait.config.yml), printing what could not be"
-        " carried over. --check: exit 1 when the import would change or lose anything (for CI).",
+        help="Convert a Claude Code subagent, a VS Code agent or an MCP config (.mcp.json, .vscode/mcp.json) into "
+        "lait files; --check for CI.\n\nWrites agents/<name>.md and mcp_servers: entries of lait.config.yml and "
+        "prints what could not be carried over. --check: exit 1 when the import would change or lose anything.",
     )(import_files)
 
 
