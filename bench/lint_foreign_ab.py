@@ -7,22 +7,18 @@ slower on ordinary repositories).
 
 The project is bench/lint_vs_check_jsonschema.py's corpus (N workflows, N/5 agents) plus a repository's
 usual dot-folders: `.github/workflows` and issue templates, `.vscode/settings.json`, and Claude Code and
-VS Code agent files (`.claude/agents`, `.github/agents`, `.mcp.json`, `.vscode/mcp.json`). Both trees run
-as subprocesses with PYTHONPATH set to the tree, alternating which goes first; the ratio (this / other) of
-the median CPU time (user + system of the child, less sensitive to load than wall time) and of the median
-wall time are printed with the load average. Target: CPU ratio <= 1.10.
+VS Code agent files (`.claude/agents`, `.github/agents`, `.mcp.json`, `.vscode/mcp.json`). The timing is
+bench/ab_lint.py's (interleaved runs with PYTHONPATH set to each tree, CPU and wall time of the child);
+this script only builds the project. Target: this tree's CPU time at most 1.10 times the other's.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -47,23 +43,6 @@ for i in range(20):
     )
 
 
-def run(tree: str, project: Path) -> tuple[float, float]:
-    env = dict(os.environ, PYTHONPATH=tree)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "lait_cli.main", "lint", "--no-config", str(project)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--other", default="/work/main")
@@ -75,31 +54,30 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="lait-foreign-ab-") as tmp:
         root = Path(tmp)
-        corpus = generate_corpus(root / "gen", args.n, args.seed)
-        project = Path(getattr(corpus, "project", root / "gen"))
+        project = generate_corpus(root / "gen", args.n, args.seed).project
         for rel, text in FOREIGN_FILES.items():
             path = project / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        trees = {"this": str(REPO), "other": args.other}
-        for tree in trees.values():  # warm-up: bytecode, page cache
-            run(tree, project)
-        times: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
-        load_before = os.getloadavg()[0]
-        for i in range(args.runs):
-            order = list(trees) if i % 2 == 0 else list(reversed(trees))
-            for name in order:
-                times[name].append(run(trees[name], project))
-        load_after = os.getloadavg()[0]
-    med = {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in times.items()}
-    cpu_ratio = med["this"][0] / med["other"][0]
-    wall_ratio = med["this"][1] / med["other"][1]
-    print(f"project: {args.n} workflows, {args.n // 5} agents, {len(FOREIGN_FILES)} dot-folder files; runs: {args.runs}")
-    for name, (cpu, wall) in med.items():
-        print(f"  {name:5} {trees[name]}: CPU {cpu * 1000:.0f} ms, wall {wall * 1000:.0f} ms (medians)")
-    print(f"ratio this/other: CPU {cpu_ratio:.3f}, wall {wall_ratio:.3f} (target CPU <= 1.10: {'met' if cpu_ratio <= 1.10 else 'NOT met'})")
-    print(f"load average (1 min) before / after: {load_before:.2f} / {load_after:.2f}")
-    return 0
+        print(f"project: {args.n} workflows, {args.n // 5} agents, {len(FOREIGN_FILES)} dot-folder files")
+        print(f"A = {args.other}, B = {REPO}; load average before: {os.getloadavg()[0]:.2f}", flush=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(HERE / "ab_lint.py"),
+                "--a",
+                args.other,
+                "--b",
+                str(REPO),
+                "--runs",
+                str(args.runs),
+                str(project),
+            ],
+            cwd=root,
+            check=False,
+        )
+        print(f"load average after: {os.getloadavg()[0]:.2f} (target: B/A CPU <= 1.10)")
+        return done.returncode
 
 
 if __name__ == "__main__":

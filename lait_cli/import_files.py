@@ -60,7 +60,8 @@ def import_files(
             stale = stale or bool(changed) or (bool(plan.lost) and not allow_lost)
             continue
         for f in changed:
-            if f.old is not None and f.path.name != "lait.config.yml" and not force:
+            in_place = f.path.resolve() == path.resolve()  # converting the file itself (LAIT209's advice)
+            if f.old is not None and f.path.name != "lait.config.yml" and not force and not in_place:
                 raise fail(f"'{_shown(f.path)}' exists and differs; --force overwrites it", 1)
         for f in changed:
             try:

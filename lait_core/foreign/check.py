@@ -131,7 +131,7 @@ def project_root(path: Path) -> Path:
     for parent in here.parents:
         if any((parent / marker).exists() for marker in (".git", ".github", ".vscode", ".claude")):
             return parent
-    return here.parent
+    return here.parent.parent if here.parent.name == "agents" else here.parent
 
 
 def blank_comments(text: str) -> str:

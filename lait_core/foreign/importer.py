@@ -114,7 +114,8 @@ def _frontmatter(path: Path, text: str) -> tuple[dict[str, Any], str]:
 def lait_project(path: Path) -> Path:
     """The lait project a foreign file is imported into."""
     root = project_root(path)
-    for folder in (root, *root.parents):
+    here = Path(path).absolute().parent
+    for folder in (here, *here.parents):
         if (folder / CONFIG).is_file():
             return folder
     return root
@@ -385,9 +386,27 @@ class _Importer:
         return self.plan
 
 
+def _claude_by_content(path: Path, reader: Callable[[Path], Loaded]) -> Format | None:
+    """A Markdown file elsewhere whose frontmatter is in Claude Code's format (what LAIT209 reports)."""
+    if path.suffix != ".md":
+        return None
+    loaded = reader(path)
+    if loaded.text is None or not starts_with_frontmatter(loaded.text):
+        return None
+    split = split_frontmatter(loaded.text)
+    if not hasattr(split, "yaml_text"):
+        return None
+    parsed = parse_yaml(split.yaml_text)  # type: ignore[union-attr]
+    if not parsed.ok or not isinstance(parsed.root, MappingNode):
+        return None
+    from lait_core.documents.foreign_agent import claude_code_agent
+
+    return Format.CLAUDE_AGENT if claude_code_agent(parsed.root, str(path)) is not None else None
+
+
 def plan_import(path: Path, reader: Callable[[Path], Loaded] | None = None) -> Plan:
     """What importing ``path`` would write and lose (nothing is written)."""
-    fmt = foreign_format(path)
+    fmt = foreign_format(path) or _claude_by_content(path, reader or read_source)
     importer = _Importer(path, reader or read_source)
     if fmt in (Format.CLAUDE_AGENT, Format.VSCODE_AGENT):
         importer.agent(fmt)

@@ -257,6 +257,8 @@ class Linter:
                 )
         elif kind is FileKind.SKILL:
             diags = list(parse_skill(text, display).diagnostics)
+        elif kind is FileKind.FOREIGN and not self.foreign_enabled(path):
+            return []  # `lint: {foreign: false}`
         elif kind is FileKind.FOREIGN and spec_of(path) is not None:
             from lait_core.foreign.check import check_foreign
 

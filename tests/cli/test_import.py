@@ -120,3 +120,20 @@ def test_errors_are_located(lait: Lait) -> None:
     run = lait("import", "notes.md")
     assert run.returncode == 1 and "cannot import 'notes.md'" in run.stderr
     assert lait("import", "missing.md").returncode == 1
+
+
+def test_lait209_advice_converts_the_file_in_place(lait: Lait) -> None:
+    lait.write("lait.config.yml", "models: {}\n")
+    lait.write(
+        "agents/planner.md",
+        "---\nname: planner\ndescription: Plans.\nmodel: inherit\npermissionMode: plan\n---\nPlan.\n",
+    )
+    lint = lait("lint", "agents/planner.md")
+    assert "LAIT209 warning" in lint.stdout and "lait import agents/planner.md" in lint.stdout
+    assert lint.returncode == 0  # a warning now
+    run = lait("import", "agents/planner.md")
+    assert run.returncode == 0 and run.stdout == "wrote agents/planner.md\n", run.stderr
+    assert (
+        lait.cwd / "agents/planner.md"
+    ).read_text() == "---\nname: planner\ndescription: Plans.\n---\nPlan.\n"
+    assert lait("lint", "agents/planner.md").stdout == ""
