@@ -148,7 +148,7 @@ def test_keys_in_every_file_kind() -> None:
     ]
     assert labels("models:\n  a:\n    - ‸\n", C) == [
         "provider", "model_id", "default_reasoning_effort", "default_temperature", "default_top_p",
-        "default_max_tokens", "pricing", "api",
+        "default_max_tokens", "pricing", "api", "context_window",
     ]  # fmt: skip
     assert labels("agents:\n  helper:\n    system: x\n    ‸\nsteps: []\n")[:2] == [
         "model",
