@@ -220,6 +220,7 @@ async def test_top_level_keys_of_each_file_kind(client: LanguageClient, tmp_path
         "jev",
         "confine",
         "serve",
+        "lint",
     ]
     _c, items = await completions(
         client, root / "flow.yml", "default:\n  model: fast\n  re‸\nsteps:\n  - jq: .\n"
