@@ -237,6 +237,8 @@ class _Importer:
                 stem = stem[: -len(suffix)]
                 break
         name = front.get("name") if isinstance(front.get("name"), str) else stem
+        if "name" in front and not isinstance(front.get("name"), str):
+            self.lose(f"{origin}: 'name' is not a string; the file name '{stem}' is used")
         file_name = re.sub(r"[^a-z0-9_-]+", "-", str(name).lower()).strip("-") or "agent"
         out: dict[str, Any] = {"name": name}
         if isinstance(front.get("description"), str):
@@ -266,6 +268,14 @@ class _Importer:
                 " (set 'model:' to an alias from 'models:')"
             )
         tools = n.split_names(front.get("tools")) or []
+        for key in ("tools", "skills"):
+            if front.get(key) is not None and n.split_names(front.get(key)) is None:
+                self.lose(f"{origin}: '{key}' is neither a comma-separated string nor a list of names")
+        turns, effort_value = front.get("maxTurns"), front.get("effort")
+        if turns is not None and (not isinstance(turns, int) or isinstance(turns, bool)):
+            self.lose(f"{origin}: 'maxTurns: {turns}' is not an integer")
+        if effort_value is not None and effort_value not in _EFFORT:
+            self.lose(f"{origin}: 'effort: {effort_value}' is not a Claude Code effort level")
         own = []
         for entry in tools:
             _tool, server = n.claude_tool(entry)
@@ -299,6 +309,8 @@ class _Importer:
                     for key, config in item.items():
                         if self.server(str(key), config, origin):
                             mcp.append(str(key))
+                else:
+                    self.lose(f"{origin}: 'mcpServers' item {item!r} is neither a name nor a mapping")
         elif servers is not None:
             self.lose(f"{origin}: 'mcpServers' is not a list")
         if isinstance(front.get("maxTurns"), int) and not isinstance(front.get("maxTurns"), bool):
