@@ -137,3 +137,25 @@ def test_lait209_advice_converts_the_file_in_place(lait: Lait) -> None:
         lait.cwd / "agents/planner.md"
     ).read_text() == "---\nname: planner\ndescription: Plans.\n---\nPlan.\n"
     assert lait("lint", "agents/planner.md").stdout == ""
+
+
+def test_secret_values_are_never_printed(lait: Lait) -> None:
+    canary = "sk-canary-7f3a9b2c4d"
+    lait.write(
+        ".mcp.json",
+        json.dumps(
+            {
+                "mcpServers": {
+                    "web": {
+                        "type": "http",
+                        "url": "https://x/mcp",
+                        "headers": {"Authorization": f"Bearer {canary}"},
+                        "oauth": {"clientSecret": canary},
+                    }
+                }
+            }
+        ),
+    )
+    for args in (("import", "--check", ".mcp.json"), ("import", ".mcp.json"), ("lint", ".")):
+        run = lait(*args)
+        assert canary not in run.stdout + run.stderr, args
