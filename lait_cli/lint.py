@@ -125,8 +125,8 @@ def lint(
     for problem in linter.baseline_problems:
         sys.stderr.write(f"lait: {problem}\n")
     if write_baseline is not None:
-        count = save_baseline(write_baseline, result)
-        sys.stderr.write(f"lait: wrote {count} finding(s) to '{write_baseline}'\n")
+        saved = save_baseline(write_baseline, result)
+        sys.stderr.write(f"lait: wrote {saved} finding(s) to '{write_baseline}'\n")
         return
     report = render(result, fmt)
     if output_file is not None:

@@ -63,7 +63,7 @@ def test_baseline_ignores_known_findings_even_after_lines_move(lait: Lait) -> No
     assert all(f["path"] == "agents/a.md" for f in data["findings"])
     run = lait("lint", ".", "--baseline", "lait-baseline.json")
     assert (run.returncode, codes(run.stdout)) == (0, []), run.stdout
-    assert "2 finding(s) in the baseline not shown" in run.stderr
+    assert "2 findings in the baseline not shown" in run.stderr
     # lines above move the findings: still known
     agent.write_text("---\nname: a\ndescription: A.\n" + AGENT[4:])
     run = lait("lint", ".", "--baseline", "lait-baseline.json")
