@@ -20,6 +20,6 @@ rule(
     "`-m`; a server with its own interpreter (a path, `uv run`, a venv's python) is left alone.",
     Example("mcp_servers:\n  notes:\n    command: python3\n    args: [servers/notes.py]\n", filename=C),
     Example(
-        "mcp_servers:\n  notes:\n    command: ${LAIT_PYTHON}\n    args: [servers/notes.py]\n", filename=C
+        "mcp_servers:\n  notes:\n    command: '${LAIT_PYTHON}'\n    args: [servers/notes.py]\n", filename=C
     ),
 )
