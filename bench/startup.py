@@ -18,8 +18,9 @@ that load on the machine hits each the same:
   request is sent ahead at start-up (lait_cli.quick); the same chat is also timed to its exit
   ("answered and exited": the server answers at once, so this is lait's own whole cost) and with
   ``LAIT_SEND_AHEAD=0`` (the first request sent by the engine, after every import). "chat in
-  examples/" is the same chat reading the example project's config: sent ahead from the request
-  the warm-up rounds remembered (``XDG_CACHE_HOME=bench/.out/xdg-cache``).
+  examples/" is the same chat reading the example project's config (never sent ahead). The rows
+  marked "1 s server" time the chat to its exit against a second server that answers one second
+  after the request arrives: what a model's latency does to each path.
 
 Bytecode: an installed lait has its modules compiled (pip writes the ``.pyc`` files), so by default
 the trials run with ``PYTHONPYCACHEPREFIX=bench/.out/pycache`` (and without
@@ -28,7 +29,8 @@ checkout. ``--no-bytecode-cache`` keeps the environment's setting instead (with
 ``PYTHONDONTWRITEBYTECODE=1``, every start compiles lait's modules from source).
 
 ``--before DIR``: also time the lait of another checkout (e.g. ``git worktree add /tmp/before
-HEAD~3``), interleaved with this one in the same rounds, rows marked "(before)".
+HEAD~3``), interleaved with this one in the same rounds, rows marked "(before)"; a second table
+gives each row's median divided by its "(before)" row's.
 
 Reported per row: the median and the minimum wall time, the median minus and divided by the
 floor's, and the median CPU time (user + system) of the process, which load disturbs less than wall
@@ -67,9 +69,11 @@ REPLY = json.dumps(
 
 
 class FirstByteServer:
-    """An HTTP/1.0 server on 127.0.0.1 that records when each connection's first byte arrives."""
+    """An HTTP/1.0 server on 127.0.0.1 that records when each connection's first byte arrives and
+    answers ``delay`` seconds after the request has arrived (a model's latency)."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -106,6 +110,8 @@ class FirstByteServer:
                     if not more:
                         break
                     body += more
+                if self.delay:
+                    time.sleep(self.delay)
                 conn.sendall(
                     b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
                     + str(len(REPLY)).encode()
@@ -161,7 +167,7 @@ def first_request(
 def _env(tree: Path, bytecode_cache: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LAIT_", "OPENAI_", "LLM_"))}
     env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["XDG_CACHE_HOME"] = str(OUT_FILE.parent / "xdg-cache")  # remembered requests (warm-up fills it)
+    env["XDG_CACHE_HOME"] = str(OUT_FILE.parent / "xdg-cache")  # whatever a tree caches stays here
     if bytecode_cache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(OUT_FILE.parent / "pycache")
@@ -182,6 +188,7 @@ def main() -> int:
     empty = OUT_FILE.parent / "empty"
     empty.mkdir(parents=True, exist_ok=True)
     server = FirstByteServer()
+    slow = FirstByteServer(delay=1.0)
     lait = [sys.executable, "-m", "lait_cli"]  # the console script's entry (lait_cli.entry)
     trees = [("", REPO)] + ([(" (before)", args.before.resolve())] if args.before else [])
     floor_env = _env(REPO, not args.no_bytecode_cache)
@@ -205,6 +212,18 @@ def main() -> int:
             f"chat in examples/ (its config): first request{mark}": partial(
                 first_request, server, lait, env, cwd, config=True
             ),
+            f"chat in examples/: answered and exited{mark}": partial(
+                first_request, server, lait, env, cwd, whole=True, config=True
+            ),
+            f"chat, 1 s server: answered and exited{mark}": partial(
+                first_request, slow, lait, env, cwd, whole=True
+            ),
+            f"chat, 1 s server, LAIT_SEND_AHEAD=0: exited{mark}": partial(
+                first_request, slow, lait, {**env, "LAIT_SEND_AHEAD": "0"}, cwd, whole=True
+            ),
+            f"chat in examples/, 1 s server: exited{mark}": partial(
+                first_request, slow, lait, env, cwd, whole=True, config=True
+            ),
         }
     load_before = os.getloadavg()
     samples: dict[str, list[Sample]] = {name: [] for name in trials}
@@ -216,6 +235,7 @@ def main() -> int:
                     samples[name].append(value)
     finally:
         server.close()
+        slow.close()
     load_after = os.getloadavg()
 
     floor = statistics.median(w for w, _ in samples["python -c pass"])
@@ -246,6 +266,13 @@ def main() -> int:
                 "target_ms": None if target is None else target * 1000,
             }
         )
+    medians = {row["name"]: row["median_ms"] for row in rows}
+    if args.before:
+        print(f"\n{'this tree / before (median wall)':45} {'ratio':>9}")
+        for name, median in medians.items():
+            before = medians.get(f"{name} (before)")
+            if before:
+                print(f"{name:45} {median / before:8.2f}x")
     OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
     OUT_FILE.write_text(
         json.dumps(

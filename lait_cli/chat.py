@@ -751,9 +751,6 @@ def execute(o: ChatOptions) -> int:
     usage = reply.usage if terminal.usage_seen else None
     kind = "prompt" if o.prompt_name is not None else "chat"
     finish(config, flags, records, kind, plan.settings.model.name, prompt, reply.text, usage)
-    from lait_cli.quick import remember
-
-    remember(plan.settings, records.cache is not None)  # the next such chat is sent ahead
     return 0
 
 

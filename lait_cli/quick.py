@@ -15,9 +15,8 @@ It sends nothing (and the normal path does everything, as before) unless all of 
   :data:`VALUE_OPTIONS` and :data:`FLAGS`, every value one that typer accepts;
 - no config file is in effect (``--no-config``, or neither a project ``lait.config.yml`` nor the
   global file exists): then no alias, tool, MCP server, skill, system prompt, sampling default or
-  response cache can change the request; or config files are in effect and an earlier chat with
-  the same inputs left its first request as a template (:mod:`lait_core.engine.ahead_memo`,
-  written by :func:`remember`);
+  response cache can change the request. With a config file nothing is sent ahead (and nothing is
+  stored anywhere: docs/decisions.md, "Send-ahead");
 - the model is not the embedded one, and the endpoint is plain ``http://`` on this machine
   (:func:`lait_core.engine.ahead.send_ahead` checks that, and ``LAIT_SEND_AHEAD=0``).
 
@@ -38,7 +37,6 @@ from lait_cli.command_table import COMMANDS, REFERENCE_COMMANDS
 
 if TYPE_CHECKING:
     from lait_core.engine.models import Sampling
-    from lait_core.engine.settings import LlmSettings
 
 EMBEDDED_ALIAS = "embedded"
 """The built-in model (``lait_core.engine.embedded.locate.BUILTIN_ALIAS``; a test keeps them equal):
@@ -208,7 +206,7 @@ def first_request(chat: QuickChat) -> Request:
         raise NotQuick("an empty model name, or the embedded model")
     sampling = _sampling(chat)
     if files:
-        return _remembered_request(chat, files)
+        raise NotQuick("a config file is in effect")
     if model is None:
         raise NotQuick("no model")
     from lait_core.engine.models import ChatRequest, system_message, user_message
@@ -225,63 +223,6 @@ def first_request(chat: QuickChat) -> Request:
     include_usage = "show_usage" in chat.flags and "quiet" not in chat.flags
     request = ChatRequest(messages, sampling=sampling, stream=stream, include_usage=include_usage)
     return base_url, _value(chat, "api_key"), request.body(model)
-
-
-# -- with a config file: remembered requests (lait_core.engine.ahead_memo) ------------------------
-REQUEST_FLAGS = frozenset({"stream", "show_usage", "quiet"})
-"""The flags that change the request (``--show-usage`` and ``--quiet`` through ``stream_options``)."""
-
-_pending: str | None = None
-"""The template name this chat's inputs give, when a config file is in effect: what
-:func:`remember` stores the chat's first request under."""
-
-
-def memo_inputs(chat: QuickChat, files: list[Path]) -> dict[str, Any]:
-    """Everything besides the config files' contents that decides a chat's first request -- except
-    the key's value and the prompt, which are filled in when the template is used."""
-    from lait_core.engine.ahead_memo import file_identity
-
-    variables = sorted(env for _, env in VALUE_OPTIONS.values() if env and env != "OPENAI_API_KEY")
-    return {
-        "values": {name: value for name, value in sorted(chat.values.items()) if name != "api_key"},
-        "flags": sorted(chat.flags & REQUEST_FLAGS),
-        "environment": {name: os.environ.get(name) or None for name in variables},
-        "key_given": _value(chat, "api_key") is not None,
-        "files": [file_identity(path) for path in files],
-        "dotenv": None if "no_env" in chat.flags else file_identity(Path(".env")),
-    }
-
-
-def _remembered_request(chat: QuickChat, files: list[Path]) -> Request:
-    global _pending
-    from lait_core.engine import ahead_memo
-
-    _pending = ahead_memo.memo_key(memo_inputs(chat, files))
-    template = ahead_memo.load(_pending)
-    if template is None:
-        raise NotQuick("no remembered request for these inputs")
-    base_url = str(template["base_url"])
-    if template["expand"]:
-        from lait_core.documents.envvars import EnvVarError, expand
-
-        try:
-            base_url = expand(base_url)
-        except EnvVarError:
-            raise NotQuick("an unset variable in the base URL") from None
-    base_url = base_url.rstrip("/")
-    if not base_url:
-        raise NotQuick("empty base URL")
-    api_key = _value(chat, "api_key") if template["key"] == "override" else None
-    return base_url, api_key, ahead_memo.filled(template, _prompt(chat))
-
-
-def remember(settings: LlmSettings, response_cache: bool) -> None:
-    """After a successful chat: its first request becomes the template for the next chat with this
-    chat's inputs, when a config file is in effect (:func:`lait_core.engine.ahead_memo.remember`)."""
-    if _pending is not None:
-        from lait_core.engine.ahead_memo import remember as store
-
-        store(_pending, settings, response_cache)
 
 
 def send_ahead_if_chat(argv: list[str]) -> bool:

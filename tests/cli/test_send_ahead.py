@@ -8,6 +8,7 @@ connection header: the request sent ahead asks ``Connection: close``, httpx asks
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -249,68 +250,69 @@ def test_parse_reads_values_flags_and_the_prompt() -> None:
     assert all(name not in FLAGS and name not in VALUE_OPTIONS for name in COMMANDS)
 
 
-# -- with a config file: remembered requests --------------------------------------------------------
-CONFIG = """base_url: ${{MODEL_SERVER_URL}}
-default:
-  model: m
-  system: {system}
-  temperature: 0.3
-"""
-
-
-def test_with_a_config_the_next_chat_is_sent_ahead_from_the_last(
+# -- with a config file: nothing sent ahead, nothing stored ------------------------------------------
+def test_with_a_config_each_chat_goes_to_the_endpoint_the_config_names_now(
     tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
 ) -> None:
-    """The first chat is sent by the engine and leaves its request as a template (no prompt and no
-    key in it); the next chat with the same inputs is sent ahead from it, to the URL the config's
-    variable names now; a changed config is not sent ahead until a chat has run with it."""
+    """A chat with a config file is sent by the engine from the config it has just read: after the
+    config moves to another server and back (same bytes, same size, same mtime), each prompt and the
+    key reach only the server the config names at that moment, and no request is stored."""
     project = tmp_path / "project"
     project.mkdir()
     config = project / "lait.config.yml"
-    config.write_text(CONFIG.format(system="from the config"), encoding="utf-8")
     cache = tmp_path / "_cache"
-    env = {
-        **env,
-        "XDG_CACHE_HOME": str(cache),
-        "MODEL_SERVER_URL": server.url,
-        "OPENAI_API_KEY": "sk-memo-canary",
-    }
+    env = {**env, "XDG_CACHE_HOME": str(cache), "OPENAI_API_KEY": "sk-config-canary"}
+    with ScriptedOpenAIServer() as other:
+        first_config = f"base_url: {server.url}\ndefault:\n  model: m\n"
+        config.write_text(first_config, encoding="utf-8")
+        stamp = config.stat()
 
-    def chat(prompt: str, target: ScriptedOpenAIServer, **extra: str) -> Recorded:
-        before = len(target.requests)
-        target.push(text(f"answer to {prompt}"))
-        run = entry([prompt], project, {**env, **extra})
-        assert (run.returncode, run.stdout) == (0, f"answer to {prompt}\n"), run.stderr
-        return one_request(target, before)
+        def chat(prompt: str, target: ScriptedOpenAIServer, elsewhere: ScriptedOpenAIServer) -> None:
+            before, before_elsewhere = len(target.requests), len(elsewhere.requests)
+            target.push(text(f"answer to {prompt}"))
+            run = entry([prompt], project, env)
+            assert (run.returncode, run.stdout) == (0, f"answer to {prompt}\n"), run.stderr
+            sent = one_request(target, before)
+            assert sent.headers["connection"] == "keep-alive"  # sent by the engine, not ahead
+            assert sent.headers["authorization"] == "Bearer sk-config-canary"
+            assert sent.body["messages"][-1] == {"role": "user", "content": prompt}
+            assert len(elsewhere.requests) == before_elsewhere
+            assert "sk-config-canary" not in run.stdout + run.stderr
 
-    first = chat("first question", server)
-    assert first.headers["connection"] == "keep-alive"
-    templates = list((cache / "lait" / "ahead").glob("*.json"))
-    assert len(templates) == 1
-    stored = templates[0].read_text(encoding="utf-8")
-    assert "first question" not in stored and "sk-memo-canary" not in stored
-    assert oct(templates[0].stat().st_mode & 0o777) == "0o600"
+        for number in range(2):
+            chat(f"question {number}", server, other)
+        config.write_text(f"base_url: {other.url}\ndefault:\n  model: m\n", encoding="utf-8")
+        chat("to the other server", other, server)
+        config.write_text(first_config, encoding="utf-8")
+        os.utime(config, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+        assert (config.stat().st_size, config.stat().st_mtime_ns) == (stamp.st_size, stamp.st_mtime_ns)
+        chat("back to the first", server, other)
+    assert not (cache / "lait" / "ahead").exists()
 
-    second = chat("second question", server)
-    assert second.headers["connection"] == "close"
-    assert second.headers["authorization"] == "Bearer sk-memo-canary"
-    assert second.body["messages"][:-1] == first.body["messages"][:-1]
-    assert second.body["messages"][-1] == {"role": "user", "content": "second question"}
-    assert {k: v for k, v in second.body.items() if k != "messages"} == {
-        k: v for k, v in first.body.items() if k != "messages"
-    }
 
-    with ScriptedOpenAIServer() as other:  # the config's ${MODEL_SERVER_URL} now names another server
-        moved = chat("third question", other, MODEL_SERVER_URL=other.url)
-        assert moved.headers["connection"] == "close"
-
-    config.write_text(CONFIG.format(system="a new system prompt"), encoding="utf-8")
-    changed = chat("fourth question", server)
-    assert changed.headers["connection"] == "keep-alive"
-    assert changed.body["messages"][0] == {"role": "system", "content": "a new system prompt"}
-    again = chat("fifth question", server)
-    assert again.headers["connection"] == "close"
-    assert again.body["messages"][0] == {"role": "system", "content": "a new system prompt"}
+def test_a_cache_folder_that_is_a_symlink_is_left_alone(
+    tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    """Nothing of lait's reads, writes or prunes $XDG_CACHE_HOME/lait/ahead: files in the folder it
+    points to stay as they were, however many and however old."""
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    for number in range(70):
+        (target / f"note-{number}.json").write_text("{}", encoding="utf-8")
+    (target / ".tmp-old").write_text("keep", encoding="utf-8")
+    os.utime(target / ".tmp-old", (0, 0))
+    before = sorted(path.name for path in target.iterdir())
+    (tmp_path / "_cache" / "lait").mkdir(parents=True)
+    (tmp_path / "_cache" / "lait" / "ahead").symlink_to(target, target_is_directory=True)
+    (tmp_path / "lait.config.yml").write_text(
+        f"base_url: {server.url}\ndefault:\n  model: m\n", encoding="utf-8"
+    )
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "_cache")}
+    for argv in (["hi"], ["--no-config", "--base-url", server.url, "--model", "m", "hi"]):
+        server.push(text("ok"))
+        run = entry(argv, tmp_path, env)
+        assert (run.returncode, run.stdout) == (0, "ok\n"), run.stderr
+    assert sorted(path.name for path in target.iterdir()) == before
 
 
 def test_a_chat_with_tools_is_never_remembered(

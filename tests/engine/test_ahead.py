@@ -4,15 +4,13 @@ any other answer. Real HTTP on 127.0.0.1 (the scripted server)."""
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from lait_core.engine import ahead, ahead_memo
+from lait_core.engine import ahead
 from lait_core.engine.llm import ChatClient
 from lait_core.engine.models import LlmConnectionError, LlmHttpError
 from lait_core.engine.wire import RequestParts, request_parts
@@ -163,49 +161,3 @@ def test_a_header_with_a_line_break_or_not_in_ascii_is_never_written(
             RequestParts(parts.url, {**parts.headers, "Authorization": value}, parts.content)
         )
     assert llm_server.requests == []
-
-
-# -- remembered requests (ahead_memo) ---------------------------------------------------------------
-@pytest.fixture
-def memo_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "lait" / "ahead"
-
-
-def test_a_template_is_read_back_only_when_private(memo_dir: Path) -> None:
-    ahead_memo.save("k", "http://127.0.0.1:1/v1", False, "absent", body())
-    template = ahead_memo.load("k")
-    assert template is not None and ahead_memo.filled(template, "new")["messages"][-1]["content"] == "new"
-    path = memo_dir / "k.json"
-    assert path.stat().st_mode & 0o777 == 0o600
-    path.chmod(0o644)  # another user could have written it: it decides where a request and its key go
-    assert ahead_memo.load("k") is None
-    path.chmod(0o600)
-    memo_dir.chmod(0o777)
-    assert ahead_memo.load("k") is None
-    memo_dir.chmod(0o700)
-    assert ahead_memo.load("k") is not None
-
-
-def test_a_template_that_is_not_a_regular_file_is_never_opened_for_long(memo_dir: Path) -> None:
-    memo_dir.mkdir(parents=True, mode=0o700)
-    os.mkfifo(memo_dir / "fifo.json", 0o600)  # nobody writes: a blocking open would wait forever
-    target = memo_dir / "target.json"
-    target.write_text("{}", encoding="utf-8")
-    target.chmod(0o600)
-    (memo_dir / "link.json").symlink_to(target)
-    assert ahead_memo.load("fifo") is None
-    assert ahead_memo.load("link") is None
-
-
-def test_only_the_newest_templates_are_kept(memo_dir: Path) -> None:
-    for number in range(ahead_memo.KEPT + 5):
-        ahead_memo.save(f"k{number}", "http://127.0.0.1:1/v1", False, "absent", body())
-        os.utime(memo_dir / f"k{number}.json", (number, number))
-    stale = memo_dir / ".tmp-left.json"
-    stale.write_text("{", encoding="utf-8")
-    os.utime(stale, (0, 0))
-    ahead_memo.save("last", "http://127.0.0.1:1/v1", False, "absent", body())
-    names = {path.name for path in memo_dir.iterdir()}
-    assert len(names) == ahead_memo.KEPT and "last.json" in names
-    assert "k0.json" not in names and ".tmp-left.json" not in names
