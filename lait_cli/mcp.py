@@ -402,3 +402,14 @@ def _configured(loaded: LoadedServers, name: str) -> McpServerConfig:
         return configured_server(loaded.config.mcp_servers, name)
     except ConfigurationError as exc:
         raise fail(str(exc), 1) from None
+
+
+# -- lait mcp lock [NAME...] ----------------------------------------------------------------------
+from lait_cli.mcp_lock import lock_command  # noqa: E402  (it uses the helpers above)
+
+mcp_app.command(
+    name="lock",
+    help="Pin the configured MCP servers' tools (names, descriptions, schemas, annotations, a hash) in "
+    "lait.lock; runs then refuse a server whose tools drift. --update re-pins after showing the "
+    "difference; --check only compares (exit 1 on drift, for CI).",
+)(lock_command)

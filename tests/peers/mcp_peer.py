@@ -10,6 +10,11 @@
 * ``--ttl-ms``/``--scope``: the ``tools/list`` cache hints (2026-07-28).
 * ``--marker FILE``: append one line per ``tools/list`` and ``tools/call`` (what the server saw).
 * ``--odd-output-schema``: list ``echo`` with an ``outputSchema`` its results do not match.
+* ``--echo-description TEXT``: list ``echo`` with this description (a tool that changed since it was
+  pinned in ``lait.lock``).
+* ``--annotate``: list ``whoami`` as ``readOnlyHint: true`` and ``crash`` as ``destructiveHint: true``.
+* ``--getenv``: also offer ``getenv(name)``, the value of one of the server's environment variables
+  (``<unset>`` when it has none): what a contained server sees.
 """
 
 from __future__ import annotations
@@ -229,8 +234,15 @@ def build(args: argparse.Namespace) -> MCPServer:
             return "no HTTP request"
         return str(headers.get(name, "<absent>"))
 
+    if args.getenv:
+
+        @server.tool()
+        def getenv(name: str) -> str:
+            """The value of the server's environment variable ``name``."""
+            return os.environ.get(name, "<unset>")
+
     low = server._lowlevel_server
-    if args.many or marker or args.odd_output_schema:
+    if args.many or marker or args.odd_output_schema or args.echo_description is not None or args.annotate:
         original = low._request_handlers["tools/list"]
 
         async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -245,6 +257,13 @@ def build(args: argparse.Namespace) -> MCPServer:
                             "required": ["n"],
                             "properties": {"n": {"type": "integer"}},
                         }
+            for tool in base.tools:
+                if tool.name == "echo" and args.echo_description is not None:
+                    tool.description = args.echo_description
+                if args.annotate and tool.name == "whoami":
+                    tool.annotations = types.ToolAnnotations(read_only_hint=True)
+                if args.annotate and tool.name == "crash":
+                    tool.annotations = types.ToolAnnotations(destructive_hint=True)
             if not args.many:
                 return base
             start = int(cursor) if cursor else 0
@@ -291,6 +310,9 @@ def main() -> None:
     parser.add_argument("--scope", default="private")
     parser.add_argument("--marker", default=None)
     parser.add_argument("--odd-output-schema", action="store_true")
+    parser.add_argument("--echo-description", default=None)
+    parser.add_argument("--annotate", action="store_true")
+    parser.add_argument("--getenv", action="store_true")
     args = parser.parse_args()
     server = build(args)
     if args.http is None and args.legacy:

@@ -32,6 +32,10 @@ class ListedTool:
     name: str
     description: str | None
     input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    """The server's ``annotations`` (``readOnlyHint``, ``destructiveHint``...) as sent: untrusted
+    hints, shown to a person and pinned in ``lait.lock``, never a reason to run a tool alone."""
 
 
 @dataclass(slots=True)
@@ -80,7 +84,17 @@ async def list_all(conn: McpConnection, limits: McpLimits) -> ToolListing:
             )
         for tool in page.tools:
             metadata += _bytes(tool.description) + _bytes(tool.input_schema) + _bytes(tool.output_schema)
-            tools.append(ListedTool(tool.name, tool.description, dict(tool.input_schema)))
+            tools.append(
+                ListedTool(
+                    tool.name,
+                    tool.description,
+                    dict(tool.input_schema),
+                    None if tool.output_schema is None else dict(tool.output_schema),
+                    None
+                    if tool.annotations is None
+                    else tool.annotations.model_dump(by_alias=True, mode="json", exclude_none=True),
+                )
+            )
         if len(tools) > limits.total_tools:
             raise McpError(name, f"tools/list returned more than {limits.total_tools} tools")
         if metadata > limits.metadata_bytes:

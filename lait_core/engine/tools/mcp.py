@@ -39,6 +39,7 @@ from lait_core.engine.tools.naming import qualify
 if TYPE_CHECKING:
     from lait_core.engine.mcp.connection import McpConnection
     from lait_core.engine.mcp.listing import ToolListing
+    from lait_core.engine.mcp.lock import McpLock
     from lait_core.engine.mcp.oauth.options import OAuthOptions
 
 __all__ = ["McpError", "McpPool", "McpToolSource"]
@@ -70,8 +71,14 @@ class McpPool:
         limits: McpLimits | None = None,
         on_spawn: Callable[[int], None] | None = None,
         oauth: OAuthOptions | None = None,
+        pinned: bool = True,
     ) -> None:
         self.base_dir = base_dir
+        self.pinned = pinned
+        """Check each listing against ``lait.lock`` in ``base_dir`` when that file exists
+        (:mod:`lait_core.engine.mcp.lock`); False for ``lait mcp lock`` itself."""
+        self._lock: McpLock | bool | None = False
+        """The loaded lock: False until first needed, None when there is none."""
         self.oauth = oauth
         """How ``url:`` servers sign in (None: headless)."""
         self.environ = environ
@@ -172,8 +179,23 @@ class McpPool:
                 if isinstance(exc, McpError):
                     raise
                 raise McpError(name, f"tools/list failed: {conn.failure(exc)}") from None
+            lock = self.lock()
+            if lock is not None:
+                lock.verify(name, server.config, listing.tools)  # before any tool is offered or called
             server.listing = listing if listing.cacheable else None
             return listing
+
+    def lock(self) -> McpLock | None:
+        """The project's ``lait.lock`` (None: none, or ``pinned=False``); read once per pool.
+        Raises :class:`~lait_core.engine.mcp.lock.LockError` for an unreadable file."""
+        if not self.pinned:
+            return None
+        if self._lock is False:
+            from lait_core.engine.mcp.lock import load_lock
+
+            self._lock = load_lock(self.base_dir)
+        assert not isinstance(self._lock, bool)
+        return self._lock
 
     async def aclose(self) -> None:
         """Close every connection (idempotent); waits until stdio servers are reaped."""
