@@ -1,14 +1,18 @@
 -- lait for Neovim 0.11+: the language server, and running workflows and agents from the editor.
 --
 -- Install: put this file on your runtimepath (e.g. as ~/.config/nvim/plugin/lait.lua) or
--- `dofile()` it from init.lua; it returns its module table. It starts `lait-ls` for YAML and
--- Markdown buffers (lait-ls decides by itself which files are lait files and stays silent on
--- others), declares the `experimental.lait` capability and answers the server's dialogs with
+-- `dofile()` it from init.lua; it returns its module table. It starts `lait-ls` for the YAML and
+-- Markdown buffers of lait projects (below), declares the `experimental.lait` capability and answers the server's dialogs with
 -- vim.ui.select / vim.ui.input:
 --   * lait/approveToolCall -> "Allow once" / "Allow for this session" / "Deny"
 --   * lait/elicit          -> "Answer" / "Decline" / "Cancel", then one prompt per field
 --   * lait/ask             -> a choice or a line of text
 -- Progress and the answer go to the `lait://output` buffer.
+--
+-- It starts only in a lait project (a lait.config.yml above the file) or for a file lait
+-- recognises by its content (a workflow's top-level `steps:`, an agent's frontmatter in agents/);
+-- elsewhere, and when lait-ls is not installed, it stays silent. `vim.g.lait_enable = true` starts
+-- it for every YAML/Markdown buffer, `false` never. :LaitStatus says whether it runs, and why (not).
 --
 -- Commands: :LaitRun [prompt]  run the current workflow or agent file (asks for the prompt and
 --           :LaitDryRun          the workflow's inputs), :LaitDryRun shows the plan only,
@@ -727,6 +731,93 @@ local function handler(fn)
   end
 end
 
+-- -- when lait applies: a lait project or a file lait recognises by content ---------------------
+-- The same checks as the VS Code extension's laitFiles.ts: lait.config.yml above the file, a
+-- workflow's top-level `steps:` (or `nodes:`), a test or eval file's keys, an agent with
+-- frontmatter in an agents/ folder. Elsewhere (a README, a CI workflow) nothing starts and nothing
+-- is said. `vim.g.lait_enable = true` starts it for every YAML/Markdown buffer, `false` never.
+local OTHER_TOOLS = { [".github"] = true, [".gitea"] = true, [".forgejo"] = true, [".claude"] = true, [".vscode"] = true, [".agents"] = true }
+M.state = { decided = {}, missing = nil } -- per buffer: why lait-ls started or not; the command not found
+
+local function under_other_tool(file)
+  for part in vim.fs.dirname(file):gmatch("[^/]+") do
+    if OTHER_TOOLS[part] then
+      return true
+    end
+  end
+  return false
+end
+
+--- Whether the buffer is a file lait-ls treats as lait's own (by name and content).
+function M.is_lait_file(buf)
+  local file = vim.api.nvim_buf_get_name(buf)
+  local name = vim.fs.basename(file)
+  if name == "lait.config.yml" then
+    return true
+  end
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, 2000, false)
+  local keys = {}
+  for _, line in ipairs(lines) do
+    local key = line:match("^([%a_]+)[ \t]*:")
+    if key then
+      keys[key] = true
+    end
+  end
+  local ft = vim.bo[buf].filetype
+  if ft == "yaml" or name:match("%.ya?ml$") then
+    if keys.steps or keys.nodes then
+      return true
+    end
+    if under_other_tool(file) then
+      return false
+    end
+    return (keys.replay or (keys.workflow and keys.assert) or (keys.target and keys.cases)) and true or false
+  end
+  if ft == "markdown" or name:match("%.md$") then
+    local first = (lines[1] or ""):gsub("^\239\187\191", "")
+    if not first:match("^%-%-%-%s*$") or under_other_tool(file) then
+      return false
+    end
+    return vim.fs.basename(vim.fs.dirname(file)) == "agents" or name == "SKILL.md"
+  end
+  return false
+end
+
+local function configured_cmd(root)
+  local cmd = (vim.lsp.config.lait or {}).cmd
+  if type(cmd) == "table" then
+    return cmd
+  end
+  return M.server_cmd(root)
+end
+
+--- Why lait-ls starts for a buffer (a string) or not (nil, the reason); the root to start it in.
+function M.decide(buf)
+  local enable = vim.g.lait_enable
+  if enable == false or enable == "never" then
+    return nil, "vim.g.lait_enable is false"
+  end
+  local root = vim.fs.root(buf, "lait.config.yml")
+  local why
+  if root then
+    why = "lait.config.yml in " .. root
+  elseif M.is_lait_file(buf) then
+    why = "a lait file by its content"
+  elseif enable == true or enable == "always" then
+    why = "vim.g.lait_enable is true"
+  else
+    return nil, "not a lait project (no lait.config.yml above it) and not a lait file"
+  end
+  root = root or vim.fs.root(buf, ".git") or vim.fs.dirname(vim.api.nvim_buf_get_name(buf))
+  local exe = configured_cmd(root)[1]
+  if vim.fn.executable(exe) ~= 1 then
+    -- No "Spawning language server ... failed": nothing starts; :LaitStatus says why.
+    M.state.missing = exe
+    return nil, exe .. " was not found (install lait: pipx install lait, or set vim.lsp.config('lait', {cmd = ...}))"
+  end
+  return why, root
+end
+
 vim.lsp.config("lait", {
   cmd = function(dispatchers, config)
     -- Neovim 0.11.2+ passes the client's config (its root_dir); older ones get PATH's lait-ls
@@ -734,7 +825,13 @@ vim.lsp.config("lait", {
     return vim.lsp.rpc.start(M.server_cmd(config.root_dir), dispatchers, { cwd = config.cmd_cwd, env = config.cmd_env })
   end,
   filetypes = { "yaml", "markdown" },
-  root_markers = { "lait.config.yml", ".git" },
+  root_dir = function(buf, on_dir)
+    local why, root = M.decide(buf)
+    M.state.decided[buf] = why and ("started: " .. why) or ("not started: " .. root)
+    if why then
+      on_dir(root)
+    end
+  end,
   init_options = { debounce = 150, approveTools = "always" },
   capabilities = { experimental = { lait = { version = 1, requests = REQUESTS, runEvents = true } } },
   handlers = {
@@ -747,6 +844,33 @@ vim.lsp.config("lait", {
   },
 })
 vim.lsp.enable("lait")
+
+--- The lines of :LaitStatus for a buffer: whether lait-ls runs for it, and why (not).
+function M.status_lines(buf)
+  buf = buf or vim.api.nvim_get_current_buf()
+  local lines = {}
+  local client = lait_client(buf)
+  if client then
+    local info = client.server_info or {}
+    table.insert(lines, string.format("lait: %s %s running (root %s)", info.name or "lait-ls", info.version or "", client.config.root_dir or "?"))
+  else
+    local why, reason = M.decide(buf)
+    if why then
+      table.insert(lines, "lait: lait-ls is not attached to this buffer (it would start: " .. why .. ")")
+    else
+      table.insert(lines, "lait: lait-ls is not running for this buffer: " .. reason)
+    end
+  end
+  local decided = M.state.decided[buf]
+  if decided then
+    table.insert(lines, "lait: when the buffer opened: " .. decided)
+  end
+  return lines
+end
+
+vim.api.nvim_create_user_command("LaitStatus", function()
+  vim.notify(table.concat(M.status_lines(), "\n"), vim.log.levels.INFO)
+end, { desc = "lait: whether lait-ls runs for this buffer, and why (not)" })
 
 for name, dry_run in pairs({ ["lait.runWorkflow"] = false, ["lait.runAgent"] = false, ["lait.dryRun"] = true }) do
   vim.lsp.commands[name] = function(command)

@@ -17,6 +17,8 @@ _TOP_STEPS = re.compile(r"^(?:steps|nodes)\s*:", re.MULTILINE)
 _TOP_KEY = re.compile(r"^([A-Za-z_]+)[ \t]*:", re.MULTILINE)
 _WORKFLOW_KEY = re.compile(r"^(?:steps|nodes)[ \t]*:", re.MULTILINE)
 """A line that _TOP_KEY finds as ``steps`` or ``nodes``."""
+CI_DIRS = frozenset((".github", ".gitea", ".forgejo"))
+"""Where a ``workflows/`` folder holds a CI service's workflows (GitHub Actions, Gitea, Forgejo), not lait's."""
 TEST_SUFFIXES = (".test.yml", ".test.yaml")
 EVAL_SUFFIXES = (".eval.yml", ".eval.yaml")
 
@@ -193,7 +195,8 @@ def lait_kind(
 
     A file is a lait file when it is ``lait.config.yml``; a ``.yml``/``.yaml`` whose top level has
     ``steps:`` (or the version 1 ``nodes:``), lives in a ``workflows/`` folder (so a new, still empty
-    file already gets completion) or that a config registers under ``workflows:``; a ``.md``
+    file already gets completion; not the ``workflows/`` of ``.github``, ``.gitea`` or ``.forgejo``,
+    which hold CI workflows) or that a config registers under ``workflows:``; a ``.md``
     with frontmatter that is registered under ``agents:``, lives in an ``agents/`` folder, or is used
     by an ``agent:`` step (``agent_refs``); or a ``SKILL.md`` or a Markdown file registered under
     ``skills:`` (whatever its name); or a test or eval file (:func:`yaml_kind`). Other YAML and
@@ -211,7 +214,7 @@ def lait_kind(
             return refined
         if (
             _TOP_STEPS.search(text)
-            or path.parent.name == "workflows"
+            or (path.parent.name == "workflows" and path.parent.parent.name not in CI_DIRS)
             or registered(path, "workflows", workflows or {})
         ):
             return kind

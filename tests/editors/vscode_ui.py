@@ -316,7 +316,8 @@ class Workbench:
     def open_file(self, relative: str) -> None:
         """Quick Open (Ctrl+P), wait for the file in the results, open it and wait for its tab."""
         name = Path(relative).name
-        parent = str(Path(relative).parent).strip(".")  # Quick Open rows read "<name> <folder>, ..."
+        parent = str(Path(relative).parent)  # Quick Open rows read "<name> <folder>, ..."
+        parent = "" if parent == "." else parent
         self.press("Control+p")
         box = self.page.locator(".quick-input-widget input")
         box.wait_for(state="visible", timeout=10_000)

@@ -33,6 +33,7 @@ import type { GraphResult } from "./graphPage";
 import { collectRun, targetForFile } from "./runForm";
 import type { RunNode } from "./runTree";
 import { openOutput, openTrace, reveal, RunView, VIEW_ID } from "./runView";
+import { enableSetting, isLaitFile, shouldStart } from "./laitFiles";
 import { findServer, type ServerSearch } from "./serverPath";
 import { statusView } from "./statusText";
 import { vscodeUi } from "./vscodeUi";
@@ -389,6 +390,45 @@ async function restart(context: vscode.ExtensionContext): Promise<void> {
   await startClient(context);
 }
 
+/** Whether lait-ls was started in this window (it starts once lait applies, see laitFiles.ts). */
+let started = false;
+let deciding: Promise<void> | undefined;
+
+function enable(): ReturnType<typeof enableSetting> {
+  return enableSetting(vscode.workspace.getConfiguration("lait").get<string>("enable"));
+}
+
+/** The head of an open document: enough to tell a lait file by its keys. */
+function head(document: vscode.TextDocument): { file: string; languageId: string; text: string } {
+  const text = document.lineCount > 2000 ? document.getText(new vscode.Range(0, 0, 2000, 0)) : document.getText();
+  return { file: document.uri.fsPath, languageId: document.languageId, text };
+}
+
+function openFiles(): Array<{ file: string; languageId: string; text: string }> {
+  return vscode.workspace.textDocuments.filter((d) => d.uri.scheme === "file").map(head);
+}
+
+/** Starts lait-ls when lait applies to this window (lait.enable, a lait.config.yml, an open lait file). */
+function startIfLait(context: vscode.ExtensionContext): Promise<void> {
+  if (started) return Promise.resolve();
+  deciding ??= (async () => {
+    try {
+      const setting = enable();
+      if (setting === "never") return;
+      const hasConfig =
+        setting === "always" ||
+        (await vscode.workspace.findFiles(`**/lait.config.yml`, "**/node_modules/**", 1)).length > 0;
+      if (started || !shouldStart(setting, hasConfig, openFiles())) return;
+      started = true;
+      await vscode.commands.executeCommand("setContext", "lait.active", true);
+      await startClient(context);
+    } finally {
+      deciding = undefined;
+    }
+  })();
+  return deciding;
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("lait");
   log = new RunLog((text) => output.append(text));
@@ -405,7 +445,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lait.runTest", (arg: unknown) => run(arg, "test", false)),
     vscode.commands.registerCommand("lait.runEval", (arg: unknown) => run(arg, "eval", false)),
     vscode.commands.registerCommand("lait.showOutput", () => output.show()),
-    vscode.commands.registerCommand("lait.restartServer", () => restart(context)),
+    vscode.commands.registerCommand("lait.restartServer", () => {
+      started = true; // asked for: start it whether or not lait applies here
+      void vscode.commands.executeCommand("setContext", "lait.active", true);
+      return restart(context);
+    }),
     runView,
     vscode.window.registerTreeDataProvider(VIEW_ID, runView),
     vscode.commands.registerCommand("lait.runs.reveal", (place: Parameters<typeof reveal>[0]) => reveal(place)),
@@ -416,7 +460,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lait.runs.runAgain", (node: RunNode | undefined) => runAgain(node ?? runView.tree.runs.find((r) => r.params !== undefined))),
     vscode.commands.registerCommand("lait.runs.openTrace", async (uri?: vscode.Uri) => {
       const shown = await openTrace(runView.tree, uri instanceof vscode.Uri ? uri : undefined);
-      if (shown !== undefined) await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+      if (shown !== undefined) {
+        await vscode.commands.executeCommand("setContext", "lait.traceOpened", true);
+        await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+      }
     }),
     vscode.commands.registerCommand("lait.runs.clear", () => runView.tree.clear()),
     vscode.commands.registerCommand("lait.showGraph", async (arg: unknown) => {
@@ -439,10 +486,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void restart(context);
     }),
     vscode.window.onDidChangeActiveTextEditor(() => void refreshStatus()),
+    // A lait file opened, or a lait.config.yml created, in a window where lait-ls did not start yet.
+    vscode.workspace.onDidOpenTextDocument((document) => {
+      if (!started && document.uri.scheme === "file" && enable() !== "never") {
+        const { file, languageId, text } = head(document);
+        if (isLaitFile(file, languageId, text)) void startIfLait(context);
+      }
+    }),
+    watchConfigFiles(context),
     vscode.workspace.onDidSaveTextDocument((document) => {
       if (/lait\.config\.ya?ml$/.test(document.uri.path)) void refreshStatus();
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("lait.enable")) {
+        if (enable() === "never") void stopClient();
+        else void startIfLait(context);
+        return;
+      }
+      if (!started) return;
       if (event.affectsConfiguration("lait.server") || event.affectsConfiguration("lait.diagnostics")) {
         // The server path and the diagnostics mode are read when lait-ls starts.
         void vscode.window.showInformationMessage("lait: restart the language server to use the new setting?", "Restart").then((choice) => {
@@ -451,7 +512,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  await startClient(context);
+  await startIfLait(context);
+}
+
+function watchConfigFiles(context: vscode.ExtensionContext): vscode.Disposable {
+  const watcher = vscode.workspace.createFileSystemWatcher("**/lait.config.yml", false, true, true);
+  watcher.onDidCreate(() => void startIfLait(context));
+  return watcher;
+}
+
+/** lait.enable switched to "never": the server stops and the status item goes away. */
+async function stopClient(): Promise<void> {
+  started = false;
+  void vscode.commands.executeCommand("setContext", "lait.active", false);
+  clearProblem();
+  statusItem.hide();
+  const old = client;
+  client = undefined;
+  if (old !== undefined) await old.stop().catch(() => undefined);
 }
 
 export async function deactivate(): Promise<void> {
