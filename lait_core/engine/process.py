@@ -334,6 +334,18 @@ async def kill_and_reap(proc: asyncio.subprocess.Process, group: bool = True) ->
         raise asyncio.CancelledError
 
 
+def group_exists(pgid: int) -> bool:
+    """Whether any process (a zombie included) is still in group ``pgid``: one signal-0 probe, so the
+    cost does not grow with the number of processes on the host."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member we may not signal is still a member
+        return True
+    return True
+
+
 def live_group_members(pgid: int) -> list[int]:
     """Running (not zombie) processes of group ``pgid``; empty where ``/proc`` is missing."""
     proc_dir = "/proc"
@@ -357,14 +369,17 @@ def live_group_members(pgid: int) -> list[int]:
 async def _wait_group_dead(pgid: int, limit: float = 2.0) -> bool:
     """After SIGKILL, wait (briefly, shielded from cancellation) until no member of the group still
     runs, so a caller that returns from a kill never leaves part of the tree behind. Orphaned
-    members are reaped by init, not by us; a zombie counts as dead. Returns whether a cancellation
+    members are reaped by init, not by us; a zombie counts as dead. ``/proc`` is scanned only while
+    the group still has a member (a zombie or a survivor). Returns whether a cancellation
     arrived meanwhile (the caller re-raises it)."""
     cancelled = False
     if sys.platform != "linux":
         return cancelled
+    if not group_exists(pgid):  # the usual case after a normal exit: no /proc scan at all
+        return cancelled
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
-    while live_group_members(pgid) and loop.time() < deadline:
+    while group_exists(pgid) and live_group_members(pgid) and loop.time() < deadline:
         kill_group(pgid)
         try:
             await asyncio.sleep(0.01)
