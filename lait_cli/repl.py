@@ -179,7 +179,8 @@ class ReplTerminal(ChatTerminal):
             raise asyncio.CancelledError from None
 
     async def approve(self, call: ApprovalRequest) -> ApprovalDecision:
-        from lait_core.engine.interaction import APPROVAL_PROMPT, ApprovalDecision, shown_arguments
+        from lait_cli.terminal_dialogs import APPROVAL_PROMPT
+        from lait_core.engine.interaction import ApprovalDecision, shown_arguments
         from lait_core.engine.models import ApprovalError, argv_text
 
         state = self.state

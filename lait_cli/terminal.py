@@ -1,8 +1,9 @@
 """Terminal concerns shared by the run commands: the CLI's :class:`Interaction`, the Ctrl-C protocol
 and the ``-o`` output file of streamed answers.
 
-* :class:`ChatTerminal` adapts the engine's :class:`TerminalInteraction` (prompts on stderr, answers
-  from stdin, streamed text to stdout): ``--quiet`` drops notes, ``-v`` adds debug lines.
+* :class:`ChatTerminal` adapts :class:`~lait_cli.terminal_dialogs.TerminalInteraction` (prompts on
+  stderr, answers from stdin, streamed text to stdout): ``--quiet`` drops notes, ``-v`` adds debug
+  lines.
 * :func:`run_interruptible` runs a coroutine under the Ctrl-C protocol of docs/cli.md: the first
   SIGINT prints a note and cancels the run (HTTP requests, streams, tool process trees, pending
   prompts); the second exits at once with 130 after killing the process groups of the tools
@@ -27,13 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from lait_core.engine.interaction import (
-    Event,
-    Note,
-    RoundStarted,
-    TerminalInteraction,
-    UsageReported,
-)
+from lait_cli.terminal_dialogs import TerminalInteraction
+from lait_core.engine.interaction import Event, Note, RoundStarted, UsageReported
 
 __all__ = [
     "CTRL_C_NOTE",

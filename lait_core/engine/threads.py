@@ -1,5 +1,5 @@
 """Blocking work awaited from the event loop in a daemon thread of its own: a terminal prompt
-(:class:`~lait_core.engine.interaction.TerminalInteraction`) and the embedded model's loading and
+(:class:`~lait_cli.terminal_dialogs.TerminalInteraction`) and the embedded model's loading and
 generation (:mod:`lait_core.engine.embedded.transport`).
 
 Not ``asyncio.to_thread``: its pool threads are joined at interpreter exit, and a thread blocked in

@@ -17,19 +17,17 @@ from typing import TextIO
 
 import pytest
 
+from lait_cli.terminal_dialogs import APPROVAL_PROMPT, PromptState, TerminalInteraction
 from lait_core.engine.interaction import (
-    APPROVAL_PROMPT,
     ApprovalDecision,
     ApprovalRequest,
     AskError,
     ElicitationRequest,
     ElicitationResult,
     HeadlessInteraction,
-    PromptState,
     Question,
     ReasoningDelta,
     StreamEnded,
-    TerminalInteraction,
     TextDelta,
     WarningEvent,
 )
@@ -377,7 +375,8 @@ def test_tool_call_line_shows_compact_arguments_whatever_the_model_spacing() -> 
     """Issue 12 item 7: `-v` prints `tool call: NAME ARGS` with ARGS as compact JSON, so the line does
     not depend on the spacing a model (or a CPU's arithmetic) produced; text that is not JSON is shown
     as it is."""
-    from lait_core.engine.interaction import TerminalInteraction, ToolCallStarted
+    from lait_cli.terminal_dialogs import TerminalInteraction
+    from lait_core.engine.interaction import ToolCallStarted
 
     err = io.StringIO()
     terminal = TerminalInteraction(stdin=io.StringIO(), stdout=io.StringIO(), stderr=err, verbose=True)

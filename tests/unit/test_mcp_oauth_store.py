@@ -177,7 +177,8 @@ def test_who_may_show_a_sign_in() -> None:
     at once; a terminal has one only when a person can be there."""
     import io
 
-    from lait_core.engine.interaction import HeadlessInteraction, TerminalInteraction
+    from lait_cli.terminal_dialogs import TerminalInteraction
+    from lait_core.engine.interaction import HeadlessInteraction
     from lait_core.engine.mcp.oauth.signin import TerminalSignIn, presenter_of, terminal_presenter
     from lait_core.serve.interaction import ServedInteraction
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from lait_cli.terminal_dialogs import TerminalInteraction
 from lait_core.documents.models import Config
-from lait_core.engine.interaction import TerminalInteraction
 from lait_core.engine.session import RunSession
 from lait_core.engine.workflow import WorkflowResult, run_workflow
 from tests.workflow.conftest import Harness
