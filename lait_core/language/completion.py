@@ -849,7 +849,8 @@ class _Request(RequestBase):
         visible = {s.id for s in scope.steps} if root == "steps" else {n for n, _d in scope.inputs}
         if root not in ("steps", "inputs") or not path or path[0] not in visible:
             return []
-        schema = value_shapes.Shapes(self.tree).at(root, path)
+        around = value_shapes.Surroundings(self.env.path, self.config, self.env.reader)
+        schema = value_shapes.Shapes(self.tree, around).at(root, path)
         owner = f"{'step' if root == 'steps' else 'input'} `{path[0]}`"
         where = ".".join(path[1:])
         out: list[CompletionItem] = []

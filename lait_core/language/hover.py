@@ -18,7 +18,8 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lait_core.documents import models as m
 from lait_core.documents.skill import parse_skill
@@ -37,6 +38,9 @@ from lait_core.language.symbols import Document, Project
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import Position, Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode
+
+if TYPE_CHECKING:
+    from lait_core.language.value_shapes import Surroundings
 
 MAX_SCHEMA_CHARS = 1500
 """Longer schemas are cut in hovers."""
@@ -57,7 +61,7 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
             return var
     hit = index.at(pos)
     if hit is None and index.workflow is not None:
-        found = field_hover(index, pos)
+        found = field_hover(index, pos, project)
         if found is not None:
             return found
     if isinstance(hit, Occurrence):
@@ -83,10 +87,21 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
     return HoverResult(key_markdown(described), node.range)
 
 
+def _surroundings(index: FileIndex, project: Project | None) -> Surroundings:
+    """Where ``index``'s file is, for the agent files and child workflows it names."""
+    from lait_core.language.value_shapes import Surroundings
+
+    if project is None or not index.path:
+        return Surroundings(Path(index.path) if index.path else None)
+    path = Path(index.path)
+    config = project.linter.config_for(path).config
+    return Surroundings(path, config, lambda p: project.read(str(p)))
+
+
 _FIELD_CHAIN = re.compile(r"(\$?)(steps|inputs)((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)")
 
 
-def field_hover(index: FileIndex, pos: Position) -> HoverResult | None:
+def field_hover(index: FileIndex, pos: Position, project: Project | None = None) -> HoverResult | None:
     """On a field after ``steps.<id>.`` / ``$inputs.<name>.`` in a template or jq string: that field's
     type, presence and description, where the value's shape is known (value_shapes)."""
     from lait_core.language import value_shapes
@@ -108,7 +123,8 @@ def field_hover(index: FileIndex, pos: Position) -> HoverResult | None:
                     span = node.span(at, at + len(name))
                     if depth >= 1 and span.contains(pos):
                         root = chain.group(2)
-                        parent = value_shapes.Shapes(index.root).at(root, names[:depth])
+                        shapes = value_shapes.Shapes(index.root, _surroundings(index, project))
+                        parent = shapes.at(root, names[:depth])
                         schema = value_shapes.field(parent, name)
                         if schema is None:
                             return None

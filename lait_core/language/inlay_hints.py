@@ -20,6 +20,7 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -171,9 +172,10 @@ def inlay_hints(
             schemas = raw_schemas.to_python() if isinstance(raw_schemas, MappingNode) else {}
             raw_inputs = root.get("inputs")
             inputs = raw_inputs.to_python() if isinstance(raw_inputs, MappingNode) else {}
-        from lait_core.language.value_shapes import Shapes
+        from lait_core.language.value_shapes import Shapes, Surroundings
 
-        shapes = Shapes(root)  # what completion and hover of `steps.<id>.` fields know too
+        # what completion and hover of `steps.<id>.` fields know too
+        shapes = Shapes(root, Surroundings(Path(path) if path else None, config))
         for step in wf.all_steps():
             sid = step.node.get("id")
             schema = _schema_value(step.node.get("output_schema"), schemas)
@@ -181,8 +183,13 @@ def inlay_hints(
                 tooltip = "the step's output type (output_schema)"
                 if "output" in step.node or (step.kind == "jq" and schema is None):
                     schema, tooltip = shapes.step(sid.value), "the step's output type (its jq)"
-                elif schema is None and step.kind == "agent":
+                elif schema is None and step.kind in ("agent", "workflow"):
                     schema = shapes.step(sid.value)
+                    tooltip = (
+                        "the step's output type (its agent's output_schema)"
+                        if step.kind == "agent"
+                        else "the step's output type (the child workflow's result)"
+                    )
                 if schema is not None:
                     step_outputs[sid.value] = schema
                     hints.add("outputType", sid, type_label(schema), tooltip)

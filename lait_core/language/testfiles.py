@@ -276,7 +276,8 @@ class _Request(RequestBase):
         workflow = self.workflow()
         if m is None or workflow is None:
             return []
-        shapes = value_shapes.Shapes(workflow.root)
+        around = value_shapes.Surroundings(Path(workflow.path) if workflow.path else None, self.env.config)
+        shapes = value_shapes.Shapes(workflow.root, around)
         outer = holder[:-2] if len(holder) >= 2 and holder[-2] == "assert" else None
         step = self.node_at((*outer, "id")) if outer and self.type_of(outer) == "step_output" else None
         if isinstance(step, ScalarNode) and isinstance(step.value, str):

@@ -5,22 +5,34 @@ Completion offers the fields after ``steps.classify.`` / ``$steps.classify.``, h
 under the cursor, and the ``outputType`` inlay hint labels a step's ``id:`` -- all from here, so they
 agree. What is known of a step's value:
 
-* ``prompt``/``agent`` with an ``output_schema`` (inline or a ``schemas:`` name; for an ``agent:``
-  step naming an inline agent, also the agent's own): that schema; without one, a string;
+* ``prompt``/``agent`` with an ``output_schema`` (inline, a ``schemas:`` name or ``{file: ...}``; for
+  an ``agent:`` step, also the agent's own: an inline agent's, or the frontmatter's of the agent file
+  it names by path or by a lait.config.yml ``agents:`` name): that schema; without one, a string;
+* ``workflow``: the child workflow's result (its ``output:`` over its last step's value), read the
+  same way from the child file, by path or ``workflows:`` name;
 * ``run`` and ``ask``: a string; ``decide``: an object of its question ids;
 * ``jq``: what its program builds, when it is an object or array literal, a string, number,
   boolean or null literal, a path into ``.``, ``$steps.x`` or ``$inputs.x``, or a pipe of those;
 * then the step's ``output:`` (read the same way, ``.`` being the kind's value) has the last word.
 
 Inputs: their declaration (``x: string`` or a JSON Schema). Anything else is unknown (None).
+
+Other files (agent files, child workflows, schema files) are read only when :class:`Surroundings`
+say where the workflow is; each read is bounded (the reader's), a child that calls back into a file
+being read is not followed, and nesting stops at ``MAX_FILES`` files.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lait_core.documents import models as m
+from lait_core.documents.models import Config
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 Schema = dict[str, Any]
@@ -40,6 +52,70 @@ _BUILTINS: dict[str, Schema] = {
     "not": {"type": "boolean"},
 }
 MAX_DEPTH = 16
+MAX_FILES = 8
+"""At most this many files deep (a workflow, its child, the child's agent file, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Surroundings:
+    """Where a workflow file is, so the files it names can be read: its path, the merged config
+    (``agents:`` and ``workflows:`` names) and a reader (an editor's unsaved text wins; the disk,
+    bounded, when None)."""
+
+    path: Path | None
+    config: Config | None = None
+    reader: Callable[[Path], str | None] | None = None
+    seen: frozenset[str] = frozenset()
+    """The files being read above this one (a child naming one of them is not followed)."""
+
+    def read(self, path: Path) -> str | None:
+        if len(self.seen) >= MAX_FILES or str(path) in self.seen or (self.path and path == self.path):
+            return None
+        if self.reader is not None:
+            return self.reader(path)
+        from lait_core.source.files import read_source
+
+        return read_source(path).text
+
+    def below(self, path: Path) -> Surroundings:
+        """The surroundings of a file this one names."""
+        here = frozenset({str(self.path)}) if self.path is not None else frozenset()
+        return Surroundings(path, self.config, self.reader, self.seen | here)
+
+    def relative(self, ref: str) -> Path | None:
+        candidate = Path(ref).expanduser()
+        if candidate.is_absolute():
+            return candidate
+        return self.path.parent / candidate if self.path is not None else None
+
+    def registered(self, ref: str, section: str) -> Path | None:
+        """The file a lait.config.yml ``agents:``/``workflows:`` name points at (relative to the
+        project config's folder), None when the name is not registered."""
+        names = getattr(self.config, section, None) if self.config is not None else None
+        target = names.get(ref) if isinstance(names, dict) else None
+        if not isinstance(target, str) or not target:
+            return None
+        path = Path(target).expanduser()
+        if path.is_absolute() or self.path is None:
+            return path
+        from lait_core.documents.discovery import find_project_config
+
+        config = find_project_config(self.path.parent)
+        return (config.parent if config is not None else self.path.parent) / path
+
+    def schema_file(self, ref: Any) -> Any:
+        """The schema a ``{file: PATH}`` names (JSON, relative to this file), None when unreadable."""
+        if not (isinstance(ref, dict) and set(ref) == {"file"} and isinstance(ref["file"], str)):
+            return None
+        path = self.relative(ref["file"])
+        text = self.read(path) if path is not None else None
+        if text is None:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
 
 
 def input_schema(value: Any) -> Any:
@@ -82,8 +158,9 @@ def walk(schema: Any, path: list[str]) -> Any:
 class Shapes:
     """The known shapes of one workflow's step values and inputs (from its located tree)."""
 
-    def __init__(self, root: Node | None) -> None:
+    def __init__(self, root: Node | None, around: Surroundings | None = None) -> None:
         self.root = root if isinstance(root, MappingNode) else None
+        self.around = around
         self.schemas: dict[str, Any] = {}
         self.inputs: dict[str, Any] = {}
         self.agents: dict[str, Any] = {}
@@ -145,8 +222,50 @@ class Shapes:
     def _schema_ref(self, node: Node | None) -> Any:
         if isinstance(node, ScalarNode):
             return self.schemas.get(node.value) if isinstance(node.value, str) else None
-        value = node.to_python() if node is not None else None
-        return value if isinstance(value, dict) and set(value) != {"file"} else None
+        return self._schema_value(node.to_python() if node is not None else None)
+
+    def _schema_value(self, value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"file"}:
+            return self.around.schema_file(value) if self.around is not None else None
+        return value if isinstance(value, dict) else None
+
+    def _agent_file(self, ref: str) -> Any:
+        """The ``output_schema`` of the agent file an ``agent:`` value names (None: not known)."""
+        around = self.around
+        if around is None:
+            return None
+        from lait_core.language.index import is_agent_path
+
+        path = around.relative(ref) if is_agent_path(ref) else around.registered(ref, "agents")
+        text = around.read(path) if path is not None else None
+        if path is None or text is None:
+            return None
+        from lait_core.documents.agent import parse_agent
+
+        front = parse_agent(text, str(path)).front
+        node = front.get("output_schema") if isinstance(front, MappingNode) else None
+        if node is None:
+            return None
+        value = node.to_python()
+        if isinstance(value, dict) and set(value) == {"file"}:
+            return around.below(path).schema_file(value)
+        return value if isinstance(value, dict) else None
+
+    def _child(self, ref: str) -> Any:
+        """The result of the child workflow a ``workflow:`` value names (None: not known)."""
+        around = self.around
+        if around is None or not ref or "{{" in ref:
+            return None
+        from lait_core.language.index import is_workflow_path
+
+        path = around.relative(ref) if is_workflow_path(ref) else around.registered(ref, "workflows")
+        text = around.read(path) if path is not None else None
+        if path is None or text is None:
+            return None
+        from lait_core.source.yaml import parse_yaml
+
+        parsed = parse_yaml(text)
+        return Shapes(parsed.root if parsed.ok else None, around.below(path)).final()
 
     def _step_value(self, node: MappingNode) -> Any:
         kind = next((k for k in node if isinstance(k, str) and k in m.STEP_KINDS), None)
@@ -161,12 +280,18 @@ class Shapes:
                 and isinstance(ref.value, str)
             ):
                 agent = self.agents.get(ref.value)
-                if isinstance(agent, dict) and isinstance(agent.get("output_schema"), dict):
-                    value = agent["output_schema"]
-                elif isinstance(agent, dict) and isinstance(agent.get("output_schema"), str):
+                if isinstance(agent, dict) and isinstance(agent.get("output_schema"), str):
                     value = self.schemas.get(agent["output_schema"])
-            if value is None and kind == "prompt":
-                value = _STRING
+                elif isinstance(agent, dict):
+                    value = self._schema_value(agent.get("output_schema"))
+                elif ref.value not in self.agents:
+                    value = self._agent_file(ref.value)
+            if value is None and kind == "prompt" and "output_schema" not in node:
+                value = _STRING  # with a schema lait cannot read, the value is not known
+        elif kind == "workflow":
+            ref = node.get("workflow")
+            if isinstance(ref, ScalarNode) and isinstance(ref.value, str):
+                value = self._child(ref.value)
         elif kind in ("run", "ask"):
             value = _STRING
         elif kind == "decide":

@@ -172,3 +172,109 @@ async def test_fields_in_a_test_file_s_jq_assertions(client: LanguageClient, tmp
         "team": "string (optional)",
         "email": "string (optional)",
     }
+
+
+AGENT_FILE = """\
+---
+description: Triage an issue.
+output_schema:
+  type: object
+  properties:
+    severity: {type: string, enum: [low, high]}
+    area: {type: string}
+  required: [severity]
+---
+You triage.
+"""
+
+CHILD = """\
+inputs:
+  text: string
+steps:
+  - id: sum
+    prompt: "Summarise {{ inputs.text }}"
+output: '{summary: ., words: (. | length)}'
+"""
+
+CALLER = """\
+steps:
+  - id: triaged
+    agent: agents/triage.md
+  - id: named
+    agent: triager
+  - id: filed
+    prompt: "File it"
+    output_schema: {file: schemas/filed.json}
+  - id: child
+    workflow: child.yml
+    with: '{text: "x"}'
+  - id: registered
+    workflow: summarise
+    with: '{text: "x"}'
+  - id: loop
+    workflow: caller.yml
+  - SLOT
+"""
+
+
+def project(tmp_path: Path) -> Path:
+    """A project whose workflow names an agent file (by path and by config name), a schema file and
+    a child workflow (by path and by ``workflows:`` name)."""
+    (tmp_path / "lait.config.yml").write_text(
+        "agents:\n  triager: agents/triage.md\nworkflows:\n  summarise: child.yml\n", encoding="utf-8"
+    )
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "triage.md").write_text(AGENT_FILE, encoding="utf-8")
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "filed.json").write_text(
+        '{"type": "object", "properties": {"ticket": {"type": "integer"}}, "required": ["ticket"]}',
+        encoding="utf-8",
+    )
+    (tmp_path / "child.yml").write_text(CHILD, encoding="utf-8")
+    return tmp_path / "caller.yml"
+
+
+TRIAGE = {"severity": '"low" | "high"', "area": "string (optional)"}
+SUMMARY = {"summary": "string", "words": "number"}
+
+
+@pytest.mark.parametrize(
+    ("slot", "expected"),
+    [
+        ("jq: '$steps.triaged.‸'", TRIAGE),  # an agent file's own output_schema, by path
+        ('prompt: "{{ steps.named.‸ }}"', TRIAGE),  # ... and by its lait.config.yml agents: name
+        ("jq: '$steps.filed.‸'", {"ticket": "integer"}),  # a {file: ...} schema
+        ("jq: '$steps.child.‸'", SUMMARY),  # a child workflow's result, by path
+        ('prompt: "{{ steps.registered.‸ }}"', SUMMARY),  # ... and by its workflows: name
+        ("jq: '$steps.loop.‸'", {}),  # a workflow calling itself: not followed, nothing known
+    ],
+)
+async def test_fields_from_the_files_a_step_names(
+    client: LanguageClient, tmp_path: Path, slot: str, expected: dict[str, str]
+) -> None:
+    caller = project(tmp_path)
+    assert await labels_at(client, caller, CALLER.replace("SLOT", slot)) == expected
+
+
+async def test_hover_and_hint_from_a_child_workflow(client: LanguageClient, tmp_path: Path) -> None:
+    caller = project(tmp_path)
+    clean = CALLER.replace("SLOT", "jq: '$steps.child.words'")
+    uri = open_doc(client, caller, clean)
+    lines = clean.splitlines()
+    line = len(lines) - 1
+    result = await client.text_document_hover_async(
+        lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri),
+            position=lsp.Position(line=line, character=lines[line].index("words") + 1),
+        )
+    )
+    assert result is not None and isinstance(result.contents, lsp.MarkupContent)
+    assert "Field `words` of step `child`'s value: `number`." in result.contents.value
+    from lait_core.language.inlay_hints import inlay_hints
+    from lait_core.lint.discovery import FileKind
+
+    hints = inlay_hints(FileKind.WORKFLOW, clean, str(caller), config=None, enabled=["outputType"])
+    labels = {h.position.line: h.label for h in hints}
+    assert "severity" in labels[lines.index("  - id: triaged")]
+    assert "summary" in labels[lines.index("  - id: child")]
+    assert lines.index("  - id: loop") not in labels  # itself: not followed
