@@ -6,7 +6,8 @@ scanner), so :func:`lait_core.source.yaml.parse_yaml` reads a text that long wit
 lait used before: same tree, same diagnostics, but libyaml 0.1.7's YAML 1.1 syntax (it rejects a few
 valid YAML 1.2 documents and accepts a few invalid ones; see docs/decisions.md). Scalars, tags,
 anchors, aliases and the key and document diagnostics go through the same code as the tree-sitter
-reader's (:class:`lait_core.source.yaml._Document`); only the walk over the events is here.
+reader's (:class:`lait_core.source.yaml_document.DocumentBuilder`); only the walk over the events
+is here.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from typing import Any
 from lait_core.source.positions import Position, Range
 from lait_core.source.scalar_values import MAYBE_SPECIAL, resolve_plain
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText, mapping_key
-from lait_core.source.yaml import (
+from lait_core.source.yaml_document import (
     MAX_DEPTH,
+    DocumentBuilder,
     ParsedYaml,
-    _Document,
-    _error_diagnostic,
-    _TooDeep,
+    TooDeep,
+    error_diagnostic,
     second_document,
 )
 
@@ -64,7 +65,7 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
     """Parse ``text`` from libyaml's events; never raises for bad input."""
     result = ParsedYaml(src, None)
     problems = result.problems
-    document = _Document(src, path, problems)
+    document = DocumentBuilder(src, path, problems)
     stack: list[_Frame] = []
     documents = 0
     root: Node | None = None
@@ -159,7 +160,7 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
                 add(collection)
                 stack.append(_Frame(collection))
                 if len(stack) > MAX_DEPTH:
-                    raise _TooDeep(sm)
+                    raise TooDeep(sm)
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
                 frame = stack.pop()
                 em = event.end_mark
@@ -175,7 +176,7 @@ def parse_events(text: str, path: str, src: SourceText) -> ParsedYaml:
                 if documents == 2:
                     problems.append(second_document(Range(here(event.start_mark), here(event.end_mark))))
     except Exception as exc:  # libyaml/ruamel errors of every kind become one located diagnostic
-        problems.append(_error_diagnostic(exc, src))
+        problems.append(error_diagnostic(exc, src))
         return result
     result.root = root
     if root is not None and _YAML11_BREAKS.search(text):

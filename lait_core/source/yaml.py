@@ -13,8 +13,9 @@ ours so that
   file is a diagnostic, not an out-of-memory kill.
 
 A text too long or too deeply nested for tree-sitter-yaml is read from libyaml's events instead
-(:mod:`lait_core.source.events`); both readers build the document through one :class:`_Document`
-(tags, anchors and aliases, the key and document diagnostics).
+(:mod:`lait_core.source.events`); both readers build the document through one
+:class:`~lait_core.source.yaml_document.DocumentBuilder` (tags, anchors and aliases, the key and
+document diagnostics).
 
 Checked case by case against the official YAML test suite: tests/conformance/test_yaml_suite.py.
 """
@@ -23,22 +24,25 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from lait_core.diagnostics import Diagnostic, Related, Severity
+from lait_core.diagnostics import Diagnostic
 from lait_core.gcpause import paused_gc
 from lait_core.source.compose import ComposeError, Composer, Offsets, kinds
 from lait_core.source.positions import Position, Range
-from lait_core.source.scalar_values import TagError, resolve_plain, resolve_tagged
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
-
-ALIAS_NODE_BUDGET = 100_000
-"""Nodes that alias expansion may create in one document before it is cut off (LAIT003)."""
-MAX_DEPTH = 128
-"""Nesting depth of mappings and sequences; deeper documents are cut off with LAIT001 (no lait file
-comes close, and it bounds the recursion of everything that walks the tree)."""
+from lait_core.source.scalar_values import resolve_plain
+from lait_core.source.tree import Node, SourceText
+from lait_core.source.yaml_document import (
+    CODE_SYNTAX,
+    CODE_TAB,
+    MAX_DEPTH,
+    TAB_MESSAGE,
+    DocumentBuilder,
+    ParsedYaml,
+    TooDeep,
+    error_diagnostic,
+    second_document,
+)
 
 TREE_SITTER_MAX_LINES = 30_000
 """Longer texts are read from libyaml's events (:mod:`lait_core.source.events`): tree-sitter-yaml 0.7.2
@@ -48,23 +52,6 @@ _DEEP_LINE = re.compile(r"^[ \t?:-]{150}", re.MULTILINE)
 """A line that starts with 150 characters of indentation and block indicators: block nesting that
 deep (more than MAX_DEPTH anyway) overflows tree-sitter-yaml 0.7.2's indentation stack (a crash at
 about 250 levels), so such a text is read from libyaml's events too."""
-
-CODE_SYNTAX = "LAIT001"
-CODE_DUPLICATE_KEY = "LAIT002"
-CODE_ALIAS = "LAIT003"
-CODE_TAB = "LAIT008"
-
-
-@dataclass(slots=True)
-class ParsedYaml:
-    source: SourceText
-    root: Node | None
-    problems: list[Diagnostic] = field(default_factory=list)
-    comments: list[tuple[int, str]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not any(p.severity is Severity.ERROR for p in self.problems)
 
 
 _LOCAL = threading.local()
@@ -165,7 +152,7 @@ def parse_yaml(text: str, path: str = "", *, source: SourceText | None = None) -
     try:
         offsets = Offsets(text)
     except UnicodeEncodeError as exc:
-        problems.append(_error_diagnostic(exc, src))
+        problems.append(error_diagnostic(exc, src))
         return result
     if _NOT_PRINTABLE.search(text):
         problems.append(_syntax_problem(text, src, None))
@@ -219,93 +206,8 @@ def _second_document_range(document: Any, composer: Composer) -> Range:
     return composer.src.range(start, end)
 
 
-def second_document(use: Range) -> Diagnostic:
-    """The error for a second document in a file (``use``: its ``---``)."""
-    return Diagnostic(
-        CODE_SYNTAX,
-        "this file holds more than one YAML document; a lait file is one document (remove the '---' separator)",
-        use,
-    )
-
-
-class _Document:
-    """What both readers do alike while they build one document (the tree-sitter composer here,
-    libyaml's events in :mod:`lait_core.source.events`): explicit tags, anchors, alias expansion
-    under :data:`ALIAS_NODE_BUDGET`, and the diagnostics for tags, aliases and mapping keys, added to
-    ``problems``. Each reader locates nodes itself and passes the ranges in."""
-
-    def __init__(self, src: SourceText, path: str, problems: list[Diagnostic]) -> None:
-        self.src = src
-        self.path = path
-        self.problems = problems
-        self.anchors: dict[str, Node] = {}
-        self._budget = [ALIAS_NODE_BUDGET]
-        self._reported_aliases: set[str] = set()
-
-    def tagged(self, tag: str, raw: str, use: Range) -> Any:
-        """The value of a scalar with an explicit tag; its text when the text does not fit the tag
-        (reported)."""
-        try:
-            return resolve_tagged(tag, raw)
-        except TagError as exc:
-            self.problems.append(Diagnostic(CODE_SYNTAX, str(exc), use))
-            return raw
-
-    def anchor(self, name: str, node: Node) -> None:
-        self.anchors[name] = node
-
-    def alias(self, name: str, start: int, end: int, use: Range, open_nodes: Iterable[Node]) -> Node:
-        """The node an alias stands for: a copy of its anchor's node located at the use, or a null
-        scalar there (reported) when there is no such anchor, the anchor's node is still open (one
-        of ``open_nodes``: it would contain itself) or the copy would exceed the node budget."""
-        target = self.anchors.get(name)
-        if target is None:
-            self.problems.append(
-                Diagnostic(CODE_SYNTAX, f"alias '*{name}' refers to no anchor '&{name}'", use)
-            )
-            return ScalarNode(start, end, use, self.src, value=None)
-        if any(node is target for node in open_nodes):
-            self.problems.append(
-                Diagnostic(CODE_ALIAS, f"alias '*{name}' refers to a node that contains it", use)
-            )
-            return ScalarNode(start, end, use, self.src, value=None)
-        copy = _relocated_copy(target, start, end, use, self._budget)
-        if copy is None:
-            if name not in self._reported_aliases:
-                self._reported_aliases.add(name)
-                self.problems.append(
-                    Diagnostic(
-                        CODE_ALIAS,
-                        f"alias '*{name}' expands to more than {ALIAS_NODE_BUDGET:,} nodes in"
-                        " this file; expand it by hand or simplify the anchors",
-                        use,
-                    )
-                )
-            return ScalarNode(start, end, use, self.src, value=None)
-        return copy
-
-    def bad_key(self, key_node: Node) -> None:
-        self.problems.append(
-            Diagnostic(
-                CODE_SYNTAX,
-                "only scalar mapping keys are supported here; use a plain string key",
-                key_node.range,
-            )
-        )
-
-    def duplicate_key(self, key: Any, key_node: Node, first: Node) -> None:
-        self.problems.append(
-            Diagnostic(
-                CODE_DUPLICATE_KEY,
-                f"duplicate key '{key}'; YAML mappings need unique keys (the first one is kept)",
-                key_node.range,
-                related=(Related(self.path, first.range, f"'{key}' is first defined here"),),
-            )
-        )
-
-
 def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagnostic]) -> Composer:
-    document = _Document(src, path, problems)
+    document = DocumentBuilder(src, path, problems)
     composer: Composer
 
     def apply_tag(tag: str, raw: str, start: int, end: int) -> Any:
@@ -343,7 +245,7 @@ def _syntax_problem(text: str, src: SourceText, stream: Any, offsets: Offsets | 
         exc = _libyaml_error(probe)
         if exc is None:
             break
-        diagnostic = _error_diagnostic(exc, src)
+        diagnostic = error_diagnostic(exc, src)
         if diagnostic.code != CODE_TAB:
             return diagnostic
         offset = src.index.offset(diagnostic.range.start)
@@ -372,12 +274,11 @@ def _syntax_problem(text: str, src: SourceText, stream: Any, offsets: Offsets | 
     pos = src.position(offset)
     end = src.position(offset + 1) if offset < len(text) and text[offset] != "\n" else pos
     if offset < len(text) and text[offset] == "\t" and _in_indentation(src, pos):
-        return Diagnostic(CODE_TAB, _TAB_MESSAGE, Range(pos, end))
+        return Diagnostic(CODE_TAB, TAB_MESSAGE, Range(pos, end))
     return Diagnostic(CODE_SYNTAX, message, Range(pos, end))
 
 
 _TAB_PROBES = 16
-_TAB_MESSAGE = "tab character where YAML expects spaces; indent with spaces"
 
 
 def _in_indentation(src: SourceText, pos: Position) -> bool:
@@ -423,92 +324,10 @@ def _libyaml_error(text: str) -> Exception | None:
             if name in ("MappingStartEvent", "SequenceStartEvent"):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return _TooDeep(event.start_mark)
+                    return TooDeep(event.start_mark)
             elif name in ("MappingEndEvent", "SequenceEndEvent"):
                 depth -= 1
             elif name == "StreamEndEvent":
                 return None
     except Exception as exc:  # libyaml/ruamel errors of every kind
         return exc
-
-
-def _relocated_copy(target: Node, start: int, end: int, use: Range, budget: list[int]) -> Node | None:
-    """A deep copy of ``target`` whose every node is located at the alias use."""
-
-    def make(node: Node) -> Node:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _BudgetExceeded
-        if isinstance(node, ScalarNode):
-            return ScalarNode(start, end, use, None, value=node.value, style=node.style)
-        if isinstance(node, SequenceNode):
-            return SequenceNode(start, end, use, None, items=[make(i) for i in node.items], flow=node.flow)
-        assert isinstance(node, MappingNode)
-        return MappingNode(
-            start, end, use, None, pairs=[(make(k), make(v)) for k, v in node.pairs], flow=node.flow
-        )
-
-    saved = budget[0]
-    try:
-        return make(target)
-    except _BudgetExceeded:
-        budget[0] = min(saved, 0)
-        return None
-    except RecursionError:
-        budget[0] = min(saved, 0)
-        return None
-
-
-class _BudgetExceeded(Exception):
-    pass
-
-
-class _TooDeep(Exception):
-    def __init__(self, mark: Any) -> None:
-        super().__init__("too deep")
-        self.problem_mark = mark
-        self.problem = f"mappings and lists are nested more than {MAX_DEPTH} levels deep"
-        self.context = None
-
-
-def _error_diagnostic(exc: Exception, src: SourceText) -> Diagnostic:
-    mark = getattr(exc, "problem_mark", None)
-    text = src.text
-    if mark is not None:
-        # libyaml may put the mark one line past the end of a text without a final newline
-        offset = src.index.offset(Position(mark.line, mark.column))
-        pos = src.position(offset)
-    elif isinstance(exc, UnicodeError):  # a lone surrogate (an editor's UTF-16 buffer) is not text
-        offset = int(getattr(exc, "start", 0) or 0)
-        pos = src.position(offset)
-        return Diagnostic(
-            CODE_SYNTAX,
-            "this character is not valid Unicode text (a lone surrogate); delete it",
-            Range(pos, src.position(offset + 1)),
-        )
-    else:  # a ReaderError: its position counts UTF-8 bytes of the text libyaml was given
-        byte_offset = int(getattr(exc, "position", 0) or 0)
-        offset = len(text.encode("utf-8", "surrogatepass")[:byte_offset].decode("utf-8", "ignore"))
-        pos = src.position(offset)
-    end = src.position(offset + 1) if offset < len(text) and text[offset] != "\n" else pos
-    rng = Range(pos, end)
-    if offset < len(text) and text[offset] == "\t":
-        return Diagnostic(
-            CODE_TAB,
-            _TAB_MESSAGE,
-            rng,
-        )
-    problem = getattr(exc, "problem", None)
-    if problem is None:
-        reason = getattr(exc, "reason", None)
-        if reason is not None:
-            character = getattr(exc, "character", "")
-            code = ord(character) if isinstance(character, str) and character else character
-            problem = f"{reason} (#x{code:04x})" if isinstance(code, int) else str(reason)
-        else:
-            problem = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    context = getattr(exc, "context", None)
-    message = f"YAML syntax error: {problem}"
-    if context:
-        message += f" ({context})"
-    return Diagnostic(CODE_SYNTAX, message, rng)

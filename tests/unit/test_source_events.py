@@ -12,7 +12,8 @@ import pytest
 
 from lait_core.source.events import parse_events
 from lait_core.source.tree import SourceText
-from lait_core.source.yaml import ALIAS_NODE_BUDGET, ParsedYaml, parse_yaml
+from lait_core.source.yaml import parse_yaml
+from lait_core.source.yaml_document import ALIAS_NODE_BUDGET, ParsedYaml
 
 LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6)

@@ -15,7 +15,8 @@ from lait_core.lint.engine import Linter
 from lait_core.source.positions import LineIndex, Position, Range
 from lait_core.source.scalar_values import resolve_plain
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-from lait_core.source.yaml import ALIAS_NODE_BUDGET, ParsedYaml, parse_yaml
+from lait_core.source.yaml import parse_yaml
+from lait_core.source.yaml_document import ALIAS_NODE_BUDGET, ParsedYaml
 
 
 def _slice(text: str, rng: Range) -> str:
