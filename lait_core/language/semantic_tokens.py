@@ -574,10 +574,10 @@ class _Placer:
 
     def offsets(self, node: ScalarNode, value: str) -> tuple[list[int], list[int]]:
         """Where each character of the value is in the file (start and end offsets)."""
-        from lait_core.source.scalars import _block_candidates, value_offsets
+        from lait_core.source.scalars import block_candidates, value_offsets
 
         if node.style == "|":  # literal: the value is the content characters, one for one
-            candidates = _block_candidates(self.text, node.start, node.end)
+            candidates = block_candidates(self.text, node.start, node.end)
             content = "".join(map(self.padded.__getitem__, candidates[: len(value)]))
             if content == value:
                 starts = candidates[: len(value)]

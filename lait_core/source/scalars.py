@@ -14,7 +14,7 @@ _BLOCK_HEADER = re.compile(r"[|>]([1-9]?)[+-]?([1-9]?)")
 _ESCAPE_LENGTH = {"x": 4, "u": 6, "U": 10}
 
 
-def _block_candidates(text: str, start: int, end: int) -> list[int]:
+def block_candidates(text: str, start: int, end: int) -> list[int]:
     """Offsets of the content characters of a block scalar (indentation stripped, line breaks kept)."""
     nl = text.find("\n", start)
     if nl == -1 or nl >= end:
@@ -63,7 +63,7 @@ def value_offsets(text: str, start: int, end: int, style: str, value: str) -> tu
             offsets = list(range(base, base + len(value)))
             return offsets, [o + 1 for o in offsets]
     if style in ("|", ">"):
-        candidates: list[int] | range = _block_candidates(text, start, end)
+        candidates: list[int] | range = block_candidates(text, start, end)
     elif style in ("'", '"'):
         candidates = range(start + 1, max(start + 1, end - 1))
     else:
