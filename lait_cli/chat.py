@@ -1,6 +1,6 @@
 """`lait [OPTIONS] [PROMPT]`: single-shot chat (docs/cli.md).
 
-Dispatch (:func:`lait_cli.commands.select`): when the first positional argument is a subcommand
+Dispatch (:func:`lait_cli.dispatch.select`): when the first positional argument is a subcommand
 name, the subcommand tree runs (a chat option before the subcommand is a usage error); otherwise
 this module's command runs with the chat options flattened onto ``lait`` itself, so ``lait hello``,
 ``lait --model m hello``, ``lait hello --model m``, ``echo hi | lait`` and ``lait -- lint`` (the
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from lait_cli.common import _version, check_output_path, fail
+from lait_cli.common import check_output_path, fail, print_version
 from lait_cli.errors import classify_chain
 from lait_cli.options import (
     ApiKeyOption,
@@ -69,39 +69,8 @@ if TYPE_CHECKING:
     from lait_core.engine.records.sender import RunRecords
     from lait_core.engine.settings import LlmSettings
 
-# -- dispatch (lait_cli.commands) -----------------------------------------------------------------
-CHAT_VALUE_OPTIONS = frozenset(
-    {
-        "--model",
-        "--base-url",
-        "--api-key",
-        "--system",
-        "--system-file",
-        "--reasoning-effort",
-        "--temperature",
-        "--top-p",
-        "--max-tokens",
-        "--mcp",
-        "--subagent",
-        "--tool",
-        "--session",
-        "-o",
-        "--output",
-        "--json-schema",
-        "--schema-name",
-        "--file",
-        "--image",
-        "-p",
-        "--prompt-name",
-        "--var",
-        "--record",
-        "--replay",
-    }
-)
-"""Every root option that takes a value (also those of chat features not offered yet): the scan
-for the first positional argument must skip their values."""
 
-
+# -- the command (dispatched by lait_cli.dispatch.select) -----------------------------------------
 def chat_app(commands: dict[str, str]) -> typer.Typer:
     lines = ["\b", "Commands (lait COMMAND --help):"]
     width = max((len(n) for n in commands), default=0)
@@ -282,7 +251,9 @@ def chat(
     ] = 0,
     version: Annotated[
         bool,
-        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+        typer.Option(
+            "--version", "-V", callback=print_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     options = chat_options(
@@ -579,45 +550,17 @@ async def run_chat(
         )
 
 
-def _write_output(o: ChatOptions, text: str) -> None:
-    path = o.output_file
-    if path is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        path.write_text(text, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise fail(f"cannot write '{path}': {exc.strerror or exc}", 1) from None
-
-
-def _render_markdown(text: str) -> None:
-    from rich.console import Console
-    from rich.markdown import Markdown
-
-    Console().print(Markdown(text))
-
-
-def _usage_line(plan: Plan, result: LoopResult) -> str:
-    u = result.usage
-    line = f"usage: prompt={u.prompt_tokens} completion={u.completion_tokens} total={u.total_tokens}"
-    model = plan.settings.model
-    pricing = model.primary.pricing if model.primary is not None else None
-    if pricing is not None:
-        cost = (u.prompt_tokens * pricing.input_per_1m + u.completion_tokens * pricing.output_per_1m) / 1e6
-        line += f" cost=${cost:.6f}"
-    return line
-
-
 def present(o: ChatOptions, plan: Plan, result: LoopResult, terminal: ChatTerminal, render: bool) -> None:
     """Print (or write) the answer of a successful run."""
+    from lait_cli.answer_output import render_markdown, usage_line, write_output
+
     response = result.response
     content = response.content or ""
     reasoning = response.reasoning
     if o.json:
         usage = result.usage.as_dict() if terminal.usage_seen else None
         payload = {"content": content, "reasoning": reasoning, "usage": usage}
-        _write_output(o, json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        write_output(o.output_file, json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     elif not o.stream:
         if o.show_reasoning and not o.quiet and reasoning:
             if o.output_file is not None:
@@ -625,11 +568,11 @@ def present(o: ChatOptions, plan: Plan, result: LoopResult, terminal: ChatTermin
             else:
                 sys.stdout.write(f"Reasoning:\n{reasoning}\n\n")
         if render and o.output_file is None and sys.stdout.isatty():
-            _render_markdown(content)
+            render_markdown(content)
         else:
-            _write_output(o, content + "\n")
+            write_output(o.output_file, content + "\n")
     if o.show_usage and not o.quiet:
-        sys.stderr.write(_usage_line(plan, result) + "\n")
+        sys.stderr.write(usage_line(result.usage, terminal.cost_text()) + "\n")
 
 
 def named_prompt(o: ChatOptions, config: Config, text: str) -> str:

@@ -15,7 +15,7 @@ from lait_core import __version__
 
 class Globals:
     """The global options (docs/cli.md), given before or after the subcommand
-    (``lait_cli.commands`` adds them to every command)."""
+    (``lait_cli.dispatch`` adds them to every command)."""
 
     config: Path | None = None
     no_config: bool = False
@@ -61,7 +61,7 @@ def check_output_path(path: Path | None, what: str) -> None:
         raise fail(f"-o '{path}': the folder '{path.parent}' does not exist", 2)
 
 
-def _version(value: bool) -> None:
+def print_version(value: bool) -> None:
     if value:
         sys.stdout.write(f"lait {__version__}\n")
         raise typer.Exit(0)

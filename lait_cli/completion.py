@@ -190,7 +190,7 @@ def config_names(kind: str) -> list[str]:
 
 
 def _options(command: Any) -> list[str]:
-    from lait_cli.commands import GLOBAL_OPTIONS
+    from lait_cli.dispatch import GLOBAL_OPTIONS
 
     out: list[str] = []
     for param in getattr(command, "params", ()):
@@ -203,7 +203,7 @@ def _options(command: Any) -> list[str]:
 
 
 def _takes_value(command: Any, option: str) -> bool:
-    from lait_cli.commands import GLOBAL_OPTIONS
+    from lait_cli.dispatch import GLOBAL_OPTIONS
 
     for param in getattr(command, "params", ()):
         if option in (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())):
@@ -218,9 +218,9 @@ def _match(prefix: str, values: Iterable[str]) -> list[str]:
 def candidates(words: list[str], current: int) -> list[str]:
     """Completions for ``words[current]`` (``words`` are the arguments after ``lait``)."""
     import lait_cli.main as cli
-    from lait_cli.chat import CHAT_VALUE_OPTIONS, chat_app
+    from lait_cli.chat import chat_app
     from lait_cli.command_table import command_names
-    from lait_cli.commands import build
+    from lait_cli.dispatch import CHAT_VALUE_OPTIONS, build, scan
     from lait_cli.lazy import visible_names
 
     tree = build(cli.app)
@@ -232,29 +232,27 @@ def candidates(words: list[str], current: int) -> list[str]:
     command: Any = tree
     path: list[str] = []
     positionals: list[str] = []
-    i = 0
     chat_options = typer.main.get_command(chat_app(command_names()))
     in_chat = False
-    while i < len(before):
-        word = before[i]
-        if word == "--":
-            positionals += before[i + 1 :]
-            break
-        if word.startswith("-") and word != "-":
-            owner = chat_options if in_chat or (not path and word in CHAT_VALUE_OPTIONS) else command
-            if "=" not in word and _takes_value(owner, word):
-                i += 1
-            i += 1
+
+    def arity(option: str) -> int:  # asked as the scan reaches each option: where we are decides
+        owner = chat_options if in_chat or (not path and option in CHAT_VALUE_OPTIONS) else command
+        return 1 if _takes_value(owner, option) else 0
+
+    for token in scan(before, arity):
+        if token.kind != "positional":
             continue
+        word = token.name
         subs = getattr(command, "commands", None)
-        if not in_chat and isinstance(subs, Mapping) and word in subs and not positionals:
+        if token.after_dashdash:
+            positionals.append(word)
+        elif not in_chat and isinstance(subs, Mapping) and word in subs and not positionals:
             command = subs[word]
             path.append(word)
         else:
             if not path:
                 in_chat = True
             positionals.append(word)
-        i += 1
     previous = before[-1] if before else ""
     owner = chat_options if (in_chat or not path) else command
     if previous.startswith("-") and "=" not in previous and _takes_value(owner, previous):

@@ -10,7 +10,7 @@ same help line and visibility: the table cannot drift from the modules.
 
 :class:`LazyGroup` is the root's click group (typer's documented ``cls=`` extension: a subclass of
 ``typer.core.TyperGroup``). Its ``commands`` mapping (:class:`LazyCommands`) knows every name from
-the table (and the reference's names not offered yet, see :mod:`lait_cli.commands`); looking a
+the table (and the reference's names not offered yet, see :mod:`lait_cli.dispatch`); looking a
 name up imports its module, lets the module register its commands on a fresh ``typer.Typer`` with
 the root's settings and keeps the click commands typer builds from it, so a command looks and
 behaves exactly as if it had been registered on the root. Iterating the names imports nothing;
@@ -104,7 +104,7 @@ class LazyGroup(typer.core.TyperGroup):
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        from lait_cli.commands import stand_ins
+        from lait_cli.dispatch import stand_ins
 
         self.commands = LazyCommands(stand_ins(), self.commands)
 

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.common import GLOBALS, _version
+from lait_cli.common import GLOBALS, print_version
 from lait_cli.lazy import TYPER_SETTINGS, LazyGroup
 
 app = typer.Typer(
@@ -27,7 +27,9 @@ app = typer.Typer(
 def root(
     version: Annotated[
         bool,
-        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+        typer.Option(
+            "--version", "-V", callback=print_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
     config: Annotated[Path | None, typer.Option("--config", help="Use exactly this config file.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Read no config file at all.")] = False,
@@ -45,7 +47,7 @@ def root(
         bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
     ] = False,
 ) -> None:
-    from lait_cli.commands import check_conflicts
+    from lait_cli.dispatch import check_conflicts
 
     GLOBALS.config = config
     GLOBALS.no_config = no_config
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
 
     redacting.install()  # no credential of a URL, no configured secret is ever printed on stderr
     _load_env(args)
-    from lait_cli.commands import select
+    from lait_cli.dispatch import select
 
     entry, args = select(app, args)  # the subcommand tree, or bare chat (`lait [OPTIONS] [PROMPT]`)
     try:

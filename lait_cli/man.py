@@ -99,7 +99,7 @@ def pages(version: str) -> list[tuple[str, str]]:
     import lait_cli.main as cli
     from lait_cli.chat import chat_app
     from lait_cli.command_table import command_names
-    from lait_cli.commands import build
+    from lait_cli.dispatch import build
 
     tree = build(cli.app)
     out: list[tuple[str, str]] = []

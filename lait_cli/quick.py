@@ -11,8 +11,9 @@ guess here costs a discarded local request, never a different answer.
 
 It sends nothing (and the normal path does everything, as before) unless all of these hold:
 
-- argv is a chat: one prompt (or piped stdin), no subcommand, only the options in
-  :data:`VALUE_OPTIONS` and :data:`FLAGS`, every value one that typer accepts;
+- argv is a chat: one prompt (or piped stdin), no subcommand, only the options
+  :data:`lait_cli.dispatch.CHAT_OPTIONS` marks for this module (read with the one argv scanner,
+  :func:`lait_cli.dispatch.scan`), every value one that typer accepts;
 - no config file is in effect (``--no-config``, or neither a project ``lait.config.yml`` nor the
   global file exists): then no alias, tool, MCP server, skill, system prompt, sampling default or
   response cache can change the request. With a config file nothing is sent ahead (and nothing is
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lait_cli.command_table import COMMANDS, REFERENCE_COMMANDS
+from lait_cli.dispatch import CHAT_OPTIONS, Token, chat_arity, scan
 
 if TYPE_CHECKING:
     from lait_core.engine.models import Sampling
@@ -44,28 +46,14 @@ answered in-process, never sent ahead."""
 
 
 VALUE_OPTIONS: dict[str, tuple[str, str | None]] = {
-    "--model": ("model", "LLM_MODEL"),
-    "--base-url": ("base_url", "OPENAI_BASE_URL"),
-    "--api-key": ("api_key", "OPENAI_API_KEY"),
-    "--system": ("system", None),
-    "--reasoning-effort": ("reasoning_effort", "LLM_REASONING_EFFORT"),
-    "--temperature": ("temperature", "LLM_TEMPERATURE"),
-    "--top-p": ("top_p", "LLM_TOP_P"),
-    "--max-tokens": ("max_tokens", "LLM_MAX_TOKENS"),
+    option: (spec.ahead, spec.envvar) for option, spec in CHAT_OPTIONS.items() if spec.ahead and spec.values
 }
 """Option -> (field, environment variable typer reads when the option is absent)."""
 
 FLAGS: dict[str, str] = {
-    "--no-config": "no_config",
-    "--no-env": "no_env",
-    "--quiet": "quiet",
-    "--stream": "stream",
-    "--show-usage": "show_usage",
-    "--show-reasoning": "show_reasoning",
-    "--render": "render",
-    "--no-history": "no_history",
-    "--no-cache": "no_cache",
-    "--verbose": "verbose",
+    option: spec.ahead
+    for option, spec in CHAT_OPTIONS.items()
+    if spec.ahead and not spec.values and option.startswith("--")
 }
 """Flags that leave the request alone or that this module accounts for (``--stream``,
 ``--show-usage``, ``--quiet``); ``-v``/``-vv`` count as ``--verbose``."""
@@ -85,35 +73,32 @@ class QuickChat:
 def parse(argv: list[str]) -> QuickChat:
     """argv as a chat, or :class:`NotQuick`."""
     chat = QuickChat()
-    positionals: list[tuple[str, bool]] = []  # (argument, whether it came after "--")
-    dashdash = False
-    rest = iter(argv)
-    for arg in rest:
-        if dashdash or arg == "-" or not arg.startswith("-"):
-            positionals.append((arg, dashdash))
-            continue
-        if arg == "--":
-            dashdash = True
-            continue
-        name, eq, inline = arg.partition("=")
-        if name in VALUE_OPTIONS:
-            value = inline if eq else next(rest, None)
-            if value is None or (not eq and value.startswith("-") and value != "-"):
-                raise NotQuick(arg)
-            chat.values[VALUE_OPTIONS[name][0]] = value  # the last one wins, as in click
-        elif not eq and name in FLAGS:
-            chat.flags.add(FLAGS[name])
-        elif not eq and len(name) > 1 and set(name[1:]) == {"v"}:
-            chat.flags.add("verbose")
-        else:
-            raise NotQuick(arg)
+    positionals: list[Token] = []
+    for token in scan(argv, chat_arity):
+        if token.kind == "positional":
+            positionals.append(token)
+        elif token.kind == "option":
+            spec = CHAT_OPTIONS.get(token.name)
+            if spec is None and len(token.name) > 2 and set(token.name[1:]) == {"v"}:
+                spec = CHAT_OPTIONS["-v"]  # -vv
+            if spec is None or spec.ahead is None:
+                raise NotQuick(token.name)
+            if spec.values:
+                value = token.inline if token.inline is not None else next(iter(token.values), None)
+                if value is None or (token.inline is None and value.startswith("-") and value != "-"):
+                    raise NotQuick(token.name)
+                chat.values[spec.ahead] = value  # the last one wins, as in click
+            elif token.inline is not None:
+                raise NotQuick(token.name)
+            else:
+                chat.flags.add(spec.ahead)
     if len(positionals) > 1:
         raise NotQuick("more than one positional argument")
     if positionals:
-        word, after_dashdash = positionals[0]
-        if not after_dashdash and (word in COMMANDS or word in REFERENCE_COMMANDS):
+        word = positionals[0]
+        if not word.after_dashdash and (word.name in COMMANDS or word.name in REFERENCE_COMMANDS):
             raise NotQuick("a subcommand")  # `lait lint --` too: "--" after it ends lint's options
-        chat.prompt = word
+        chat.prompt = word.name
     return chat
 
 

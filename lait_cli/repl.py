@@ -347,7 +347,8 @@ def _meta(state: State, text: str) -> bool:
 async def _turn(
     state: State, session: RunSession, terminal: ReplTerminal, interrupts: Interrupts, text: str
 ) -> None:
-    from lait_cli.chat import _usage_line, make_plan, save_turn
+    from lait_cli.answer_output import render_markdown, usage_line
+    from lait_cli.chat import make_plan, save_turn
     from lait_cli.errors import classify_chain
     from lait_core.engine.models import EngineError
 
@@ -358,6 +359,7 @@ async def _turn(
         sys.stderr.write(f"lait: {exc}\n")
         return
     render = (o.render or bool(state.config.default.render)) and sys.stdout.isatty()
+    first_cost = len(terminal.costs)  # the usage line gives this turn's cost
     task = asyncio.ensure_future(_converse(state, session, plan, stream=not render))
     loop = asyncio.get_running_loop()
     presses = 0
@@ -392,10 +394,7 @@ async def _turn(
         loop.remove_signal_handler(signal.SIGINT)
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if render:
-        from rich.console import Console
-        from rich.markdown import Markdown
-
-        Console().print(Markdown(reply.text))
+        render_markdown(reply.text)
     elif not reply.text.endswith("\n"):
         sys.stdout.write("\n")
     sys.stdout.flush()
@@ -411,7 +410,7 @@ async def _turn(
             state.config, record_flags(o), records, "chat", plan.settings.model.name, text, reply.text, usage
         )
     if o.show_usage and not o.quiet:
-        sys.stderr.write(_usage_line(plan, reply.loop) + "\n")
+        sys.stderr.write(usage_line(reply.loop.usage, terminal.cost_text(first_cost)) + "\n")
 
 
 async def _converse(state: State, session: RunSession, plan: Any, *, stream: bool) -> Reply:

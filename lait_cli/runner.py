@@ -229,21 +229,9 @@ def finish(code: int) -> NoReturn:
 
 # -- output ------------------------------------------------------------------------------------
 def write_output(options: OutputOptions, text: str) -> None:
-    path = options.output_file
-    if path is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        path.write_text(text, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise fail(f"cannot write '{path}': {exc.strerror or exc}") from None
+    from lait_cli.answer_output import write_output as write
 
-
-def usage_line(usage: Usage) -> str:
-    return (
-        f"usage: prompt={usage.prompt_tokens} completion={usage.completion_tokens} total={usage.total_tokens}"
-    )
+    write(options.output_file, text)
 
 
 def present(
@@ -262,10 +250,12 @@ def present(
         payload = {"content": text, "reasoning": reasoning, "usage": usage.as_dict() if usage_seen else None}
         write_output(options, json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     elif render and options.output_file is None and sys.stdout.isatty():
-        from lait_cli.chat import _render_markdown
+        from lait_cli.answer_output import render_markdown
 
-        _render_markdown(text)
+        render_markdown(text)
     else:
         write_output(options, text + "\n")
     if options.show_usage:
-        sys.stderr.write(usage_line(usage) + cost + "\n")
+        from lait_cli.answer_output import usage_line
+
+        sys.stderr.write(usage_line(usage, cost) + "\n")

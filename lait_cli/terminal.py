@@ -69,21 +69,16 @@ class ChatTerminal(TerminalInteraction):
             if isinstance(e, RoundStarted):
                 self.debug(f"tool round {e.round}")
             elif isinstance(e, UsageReported):
-                u = e.usage
-                self.debug(
-                    f"usage: prompt={u.prompt_tokens} completion={u.completion_tokens} total={u.total_tokens}"
-                )
+                from lait_cli.answer_output import usage_line
+
+                self.debug(usage_line(e.usage))
         super().event(e)
 
-    def cost_text(self) -> str:
-        """`` cost=$X`` for ``--show-usage`` when every reported usage was priced; when only some
-        were, the known part as a lower bound; nothing when none was (an unknown cost is never 0)."""
-        known = [c for c in self.costs if c is not None]
-        if not known:
-            return ""
-        if len(known) < len(self.costs):
-            return f" cost>=${sum(known):.6f} (some models have no pricing)"
-        return f" cost=${sum(known):.6f}"
+    def cost_text(self, first: int = 0) -> str:
+        """The cost of the responses from the ``first`` on (:func:`lait_cli.answer_output.cost_text`)."""
+        from lait_cli.answer_output import cost_text
+
+        return cost_text(self.costs[first:])
 
     def debug(self, message: str) -> None:
         if self.verbosity > 0:

@@ -11,7 +11,7 @@ import pkgutil
 import typer
 
 import lait_cli
-from lait_cli import commands
+from lait_cli import dispatch as commands
 from lait_cli.command_table import COMMANDS, command_names
 from lait_cli.lazy import TYPER_SETTINGS, LazyCommands, visible_names
 

@@ -192,6 +192,7 @@ def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict
 
 QUICK_MODULES = {
     "lait_cli.quick",
+    "lait_cli.dispatch",
     "lait_cli.command_table",
     "lait_cli.environment",
     "lait_cli.stdin_input",

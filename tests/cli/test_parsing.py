@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from lait_cli import commands
+from lait_cli import dispatch as commands
 from lait_cli.command_table import COMMANDS
 from tests.cli.conftest import Lait
 from tests.peers.openai_server import ScriptedOpenAIServer, text
@@ -57,7 +57,7 @@ def test_every_reference_name_resolves_in_the_tree() -> None:
 
 DRIVER = """
 import contextlib, io, json, sys
-from lait_cli import commands
+from lait_cli import dispatch as commands
 from lait_cli.command_table import COMMANDS
 from lait_cli.main import main
 out = {}

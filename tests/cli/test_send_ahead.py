@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from lait_cli.command_table import COMMANDS
+from lait_cli.dispatch import CHAT_OPTIONS, CHAT_VALUE_OPTIONS
 from lait_cli.quick import EMBEDDED_ALIAS, FLAGS, VALUE_OPTIONS, NotQuick, parse
 from tests.cli.conftest import Run
 from tests.peers.openai_server import Recorded, ScriptedOpenAIServer, error, text
@@ -216,6 +217,27 @@ def test_the_table_matches_the_chat_commands_options() -> None:
         assert getattr(param, "is_flag", False) or getattr(param, "count", False), option
         assert param.envvar is None, option
     assert EMBEDDED_ALIAS == BUILTIN_ALIAS
+
+
+def test_the_one_declaration_of_chat_options_is_the_chat_commands() -> None:
+    """lait_cli.dispatch.CHAT_OPTIONS names every option of bare chat, each with the number of values
+    and the environment variable the typer command gives it, and nothing else."""
+    import typer.main
+
+    from lait_cli.chat import chat_app
+
+    command = typer.main.get_command(chat_app({}))
+    declared: dict[str, tuple[int, str | None]] = {}
+    for param in command.params:
+        if param.param_type_name != "option":
+            continue
+        flag = bool(getattr(param, "is_flag", False) or getattr(param, "count", False))
+        envvar = param.envvar if isinstance(param.envvar, str) else None
+        for option in (*param.opts, *param.secondary_opts):
+            declared[option] = (0 if flag else 1, envvar)
+    declared.pop("--help", None)
+    assert {o: (spec.values, spec.envvar) for o, spec in CHAT_OPTIONS.items()} == declared
+    assert {o for o, (n, _) in declared.items() if n} == CHAT_VALUE_OPTIONS
 
 
 @pytest.mark.parametrize(
