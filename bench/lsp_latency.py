@@ -1434,7 +1434,13 @@ PHASES: list[Phase] = [
         "diagnostics",
         True,
     ),
-    Phase("lait-ls: kind_of (lait-file detection)", "lait_ls.server", "LaitServer", "kind_of", "diagnostics"),
+    Phase(
+        "lait-ls: kind_of (lait-file detection)",
+        "lait_ls.language_server",
+        "LaitServer",
+        "kind_of",
+        "diagnostics",
+    ),
     Phase(
         "lait-ls: publish (compute + send)",
         "lait_ls.features.diagnostics",
@@ -1457,7 +1463,7 @@ PHASES: list[Phase] = [
     Phase("lait-ls: to_lsp (all diagnostics)", "lait_ls.features.diagnostics", "", "to_lsp", "diagnostics"),
     Phase(
         "pygls: send publishDiagnostics",
-        "lait_ls.server",
+        "lait_ls.language_server",
         "LaitServer",
         "text_document_publish_diagnostics",
         "diagnostics",

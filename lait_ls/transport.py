@@ -20,10 +20,11 @@ import asyncio
 import contextlib
 import logging
 import os
-import stat
 import sys
 import threading
 from typing import TYPE_CHECKING, BinaryIO
+
+from lait_ls.early_initialize import EarlyStart, EarlyWriter, reads_on_the_loop
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -35,19 +36,6 @@ SWITCH_INTERVAL = 0.001
 
 READ_LIMIT = 1 << 26
 """The longest header line the reader accepts (bodies are read by length, whatever their size)."""
-
-
-def reads_on_the_loop(stdin: BinaryIO, stdout: BinaryIO) -> bool:
-    """Whether ``stdin`` is a pipe or a socket (which the event loop can read without blocking) that
-    is not also ``stdout`` (one socket for both ways: making it non-blocking for reading would make
-    the writes non-blocking too)."""
-    try:
-        given, out = os.fstat(stdin.fileno()), os.fstat(stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        return False
-    if (given.st_dev, given.st_ino) == (out.st_dev, out.st_ino):
-        return False
-    return stat.S_ISFIFO(given.st_mode) or stat.S_ISSOCK(given.st_mode)
 
 
 class _Reader:
@@ -76,11 +64,13 @@ class _Reader:
             return b""
 
 
-async def _serve(server: LanguageServer, stdin: BinaryIO, stop: threading.Event) -> None:
+async def _serve(server: LanguageServer, stdin: BinaryIO, stop: threading.Event, early: bytes) -> None:
     from pygls.io_ import run_async
 
     loop = asyncio.get_running_loop()
     stream = asyncio.StreamReader(limit=READ_LIMIT, loop=loop)
+    if early:
+        stream.feed_data(early)  # read before the server existed (lait_ls.early_initialize)
     transport, _protocol = await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(stream, loop=loop), stdin
     )
@@ -96,21 +86,26 @@ async def _serve(server: LanguageServer, stdin: BinaryIO, stop: threading.Event)
         transport.close()
 
 
-def serve_stdio(server: LanguageServer, stdin: BinaryIO, stdout: BinaryIO) -> None:
-    """Like ``server.start_io(stdin, stdout)``, reading a pipe or socket on the event loop."""
+def serve_stdio(
+    server: LanguageServer, stdin: BinaryIO, stdout: BinaryIO, early: EarlyStart | None = None
+) -> None:
+    """Like ``server.start_io(stdin, stdout)``, reading a pipe or socket on the event loop.
+
+    ``early``: what :func:`lait_ls.early_initialize.answer_early` read (handled first)."""
     sys.setswitchinterval(SWITCH_INTERVAL)
-    if not reads_on_the_loop(stdin, stdout):
+    if early is None and not reads_on_the_loop(stdin, stdout):
         server.start_io(stdin, stdout)
         return
     from pygls.io_ import StdoutWriter
 
     stop = threading.Event()
     server._stop_event = stop  # what pygls's shutdown sets, as its own start_io does
-    server.protocol.set_writer(StdoutWriter(stdout))
+    writer = StdoutWriter(stdout)
+    server.protocol.set_writer(EarlyWriter(writer, early) if early is not None else writer)
     fd = stdin.fileno()
     given_blocking = os.get_blocking(fd)
     try:
-        asyncio.run(_serve(server, stdin, stop))
+        asyncio.run(_serve(server, stdin, stop, early.raw if early is not None else b""))
     except BrokenPipeError:
         log.error("the connection to the client is lost: shutting down")
     except (KeyboardInterrupt, SystemExit):
