@@ -57,6 +57,13 @@ def serve(
             "--token-env", metavar="VAR", help="HTTP: require 'Authorization: Bearer $VAR' on every request."
         ),
     ] = None,
+    insecure_no_token: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-no-token",
+            help="HTTP: allow a non-loopback address without --token-env (anyone who reaches it may call).",
+        ),
+    ] = False,
     drain_timeout: Annotated[
         float | None,
         typer.Option(
@@ -82,8 +89,8 @@ def serve(
 
     if not mcp:
         raise fail("lait serve needs --mcp (the only mode)", 2)
-    if (allowed_host or token_env) and http is None and not list_:
-        raise fail("--allowed-host and --token-env apply to --http only", 2)
+    if (allowed_host or token_env or insecure_no_token) and http is None and not list_:
+        raise fail("--allowed-host, --token-env and --insecure-no-token apply to --http only", 2)
     if drain_timeout is not None and http is not None:
         raise fail("--drain-timeout applies to stdio only (not --http)", 2)
     token: str | None = None
@@ -123,6 +130,7 @@ def serve(
         http,
         list(allowed_host or []),
         token,
+        insecure_no_token=insecure_no_token,
         records=records,
         trace_file=trace_file,
         drain_seconds=drain_timeout,

@@ -8,7 +8,8 @@ waits (parked, for at most :data:`PARK_SECONDS`), and the client's next ``tools/
 tool, the answers in ``inputResponses`` and the sealed ``requestState`` -- resumes it. On a
 2025-era connection the question is an ``elicitation/create`` request on the call's stream and
 the request simply stays open. Either way a cancelled request (``notifications/cancelled``, a
-closed connection) cancels its run, and the run's processes are reaped before the handler
+closed stdio connection, an ended HTTP session, an HTTP stream dropped and not resumed within
+:data:`RESUME_SECONDS`) cancels its run, and the run's processes are reaped before the handler
 returns.
 """
 
@@ -31,6 +32,10 @@ from lait_core.serve.tools import ServedTool
 
 PARK_SECONDS = 600.0
 """How long a run waits for the answers of an ``input_required`` result before it is cancelled."""
+
+RESUME_SECONDS = 10.0
+"""HTTP: how long a run whose request stream the client dropped waits for a client to resume
+that stream (``GET`` with ``Last-Event-ID``) before it is cancelled and its processes reaped."""
 
 
 class CallError(Exception):
@@ -124,9 +129,10 @@ async def _guarded(run: ServedRun, runner: Runner, interaction: ServedInteractio
 class Calls:
     """The runs of one server process (all connections), and the seal of their states."""
 
-    def __init__(self, *, park_seconds: float = PARK_SECONDS) -> None:
+    def __init__(self, *, park_seconds: float = PARK_SECONDS, resume_seconds: float = RESUME_SECONDS) -> None:
         self.seal = StateSeal()
         self.park_seconds = park_seconds
+        self.resume_seconds = resume_seconds
         self.parked: dict[str, ServedRun] = {}
         self.running: set[ServedRun] = set()
         self.stop_reason: str | None = None
@@ -184,9 +190,18 @@ class Calls:
         return run
 
     # -- waiting for the next outcome
-    async def outcome(self, run: ServedRun, on_line: Callable[[str], None]) -> Finished | NeedsInput:
+    async def outcome(
+        self,
+        run: ServedRun,
+        on_line: Callable[[str], None],
+        *,
+        dropped: asyncio.Event | None = None,
+        resumed: asyncio.Event | None = None,
+    ) -> Finished | NeedsInput:
         """Wait until the run finishes or has open questions. A cancellation of the caller cancels
-        the run (and waits for its cleanup)."""
+        the run (and waits for its cleanup). Over HTTP, ``dropped`` is set when the client closed
+        the request's stream: unless ``resumed`` is set within :attr:`resume_seconds`, the run
+        is cancelled then (a client that went away does not leave its run going)."""
         assert run.task is not None
         run.on_line = on_line
         try:
@@ -197,12 +212,20 @@ class Calls:
                     return run.task.result()
                 if run.open_questions():
                     break
+                if dropped is not None and dropped.is_set() and not (resumed and resumed.is_set()):
+                    if not await self._resumed_in_time(run, resumed):
+                        await _shielded(run.cancel())
+                        return Finished("the client went away; the run was cancelled", True, cancelled=True)
+                    continue
                 run.changed.clear()
-                waiter = asyncio.ensure_future(run.changed.wait())
+                waiters = [asyncio.ensure_future(run.changed.wait())]
+                if dropped is not None and not dropped.is_set():
+                    waiters.append(asyncio.ensure_future(dropped.wait()))
                 try:
-                    await asyncio.wait([run.task, waiter], return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait([run.task, *waiters], return_when=asyncio.FIRST_COMPLETED)
                 finally:
-                    waiter.cancel()
+                    for waiter in waiters:
+                        waiter.cancel()
         except BaseException:
             await _shielded(run.cancel())
             raise
@@ -212,6 +235,22 @@ class Calls:
         self.parked[run.id] = run
         run.expiry = asyncio.get_running_loop().call_later(self.park_seconds, self._expire, run)
         return NeedsInput(run.open_questions(), state)
+
+    async def _resumed_in_time(self, run: ServedRun, resumed: asyncio.Event | None) -> bool:
+        """After a dropped stream: True once a client resumed it (or the run ended meanwhile),
+        False when :attr:`resume_seconds` passed first."""
+        assert run.task is not None
+        waiters: list[asyncio.Future[Any]] = [run.task]
+        if resumed is not None:
+            waiters.append(asyncio.ensure_future(resumed.wait()))
+        try:
+            done, _ = await asyncio.wait(
+                waiters, timeout=self.resume_seconds, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for waiter in waiters[1:]:
+                waiter.cancel()
+        return bool(done)
 
     def _expire(self, run: ServedRun) -> None:
         if self.parked.pop(run.id, None) is not None and run.task is not None:

@@ -25,6 +25,8 @@ class ServeRequest:
     http: str | None = None
     allowed_hosts: Sequence[str] = ()
     token: str | None = None
+    insecure_no_token: bool = False
+    """``--insecure-no-token``: allow a non-loopback ``--http`` address without a token."""
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     records: Any = None
     """Shared ``RunRecords`` (``--record``/``--replay``/``--cache``), or None."""
@@ -57,7 +59,7 @@ def _startup_notes(tools: ServedTools, err: TextIO) -> None:
 
 
 def serve(config: Config, config_dir: Path, request: ServeRequest) -> int:
-    from lait_core.serve.transports import _bind, parse_addr
+    from lait_core.serve.transports import _bind, is_loopback, parse_addr
 
     err = request.stderr
     tools = build_tools(config, config_dir)
@@ -68,6 +70,16 @@ def serve(config: Config, config_dir: Path, request: ServeRequest) -> int:
             host, port = parse_addr(request.http)
         except ValueError as exc:
             raise ServeError(str(exc)) from None
+        if not is_loopback(host) and request.token is None:
+            if not request.insecure_no_token:
+                raise ServeError(
+                    f"--http {request.http} listens beyond this machine: give --token-env VAR (every "
+                    "request then needs its bearer token), or --insecure-no-token to serve anyone who can reach it"
+                )
+            err.write(
+                f"warning: lait serve --http {request.http} has no token: anyone who can reach it can run "
+                "the project's agents and workflows\n"
+            )
         try:
             sock = _bind(host, port)
         except OSError as exc:

@@ -65,6 +65,8 @@ class LaitServer:
             config.mcp_servers, base_dir=config_dir, stderr=options.stderr, on_spawn=options.on_spawn
         )
         self._levels: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self.stores: dict[str, Any] = {}
+        """HTTP: each session's event store, by session id (:mod:`lait_core.serve.events`)."""
         self._trace_events: list[dict[str, Any]] = []
 
     async def aclose(self) -> None:
@@ -152,10 +154,12 @@ class LaitServer:
                 approvals=self.options.approvals,
             )
         pump = _Reporter(ctx, self._logs_info(ctx))
+        dropped, resumed = self._stream_watch(ctx)
         try:
-            outcome = await self.calls.outcome(run, pump.post)
+            outcome = await self.calls.outcome(run, pump.post, dropped=dropped, resumed=resumed)
         finally:
             await pump.close()
+            self._stream_forget(ctx)
         if isinstance(outcome, Finished):
             if outcome.cancelled and self.calls.stop_reason is not None:
                 # the server cancelled the run (stdin ended and the drain ran out): a protocol-level
@@ -172,6 +176,25 @@ class LaitServer:
             for key, q in outcome.questions.items()
         }
         return types.InputRequiredResult(input_requests=requests, request_state=outcome.state)
+
+    def _stream_watch(self, ctx: ServerRequestContext[Any]) -> tuple[Any, Any]:
+        """HTTP: (set when the client dropped this request's stream, set when a client resumed
+        it), or (None, None) (stdio; a JSON response)."""
+        from lait_core.serve.transports import DISCONNECTED
+
+        scope = getattr(ctx.request, "scope", None)
+        if not isinstance(scope, dict) or DISCONNECTED not in scope or ctx.request_id is None:
+            return None, None
+        store = self.stores.get(scope_session(scope) or "")
+        resumed = store.resumed(str(ctx.request_id)) if store is not None else None
+        return scope[DISCONNECTED], resumed
+
+    def _stream_forget(self, ctx: ServerRequestContext[Any]) -> None:
+        scope = getattr(ctx.request, "scope", None)
+        if isinstance(scope, dict) and ctx.request_id is not None:
+            store = self.stores.get(scope_session(scope) or "")
+            if store is not None:
+                store.forget(str(ctx.request_id))
 
     def _legacy_asker(self, ctx: ServerRequestContext[Any]) -> Any:
         async def ask(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
@@ -279,6 +302,14 @@ async def _run_agent(
     if result.is_error:
         raise ToolLoopError(result.text)
     return result.text
+
+
+def scope_session(scope: dict[str, Any]) -> str | None:
+    """The ``mcp-session-id`` header of an ASGI scope."""
+    for name, value in scope.get("headers") or []:
+        if name == b"mcp-session-id":
+            return bytes(value).decode("latin-1")
+    return None
 
 
 class _Reporter:

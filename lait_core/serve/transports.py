@@ -33,7 +33,34 @@ from lait_core.serve.server import LaitServer
 FRAME_LIMIT = 16 * 1024 * 1024
 """Bytes of one stdio line or one HTTP request body."""
 
+HEADER_LIMIT = 16 * 1024
+"""Bytes of one HTTP request's header block (a longer one gets 400 and the connection closes)."""
+
+MAX_CONNECTIONS = 128
+"""Open HTTP connections at once; one more is closed as soon as it is accepted."""
+
+HEADER_SECONDS = 10.0
+"""How long a connection may take to send a request's complete header block."""
+
+MAX_SESSIONS = 256
+"""Open MCP sessions at once (a further ``initialize`` gets 503 until one ends or expires)."""
+
+SESSION_IDLE_SECONDS = 600.0
+"""A session with no request in flight and no open stream for this long is ended (its runs too)."""
+
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address only reaches this machine (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 # -- stdio -------------------------------------------------------------------------------------
@@ -202,34 +229,102 @@ def host_patterns(extra: Sequence[str]) -> tuple[list[str], list[str]]:
     return hosts, origins
 
 
+DISCONNECTED = "lait.disconnected"
+"""The scope key of an :class:`asyncio.Event` set once the client has closed the request's
+connection before its response ended (what a served call uses to notice a dropped stream)."""
+
+
 class _Guard:
-    """Every path is ``/mcp``; with a token, every request must carry it."""
+    """Every path is ``/mcp``; with a token, every request must carry it (checked before the
+    body is read). Each request's scope gets a :data:`DISCONNECTED` event."""
 
     def __init__(self, app: Any, token: str | None) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode() if token else None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            if self.expected is not None:
-                given = dict(scope.get("headers") or []).get(b"authorization", b"")
-                if not hmac.compare_digest(given, self.expected):
-                    body = b'{"error":"unauthorized: this lait serve needs its bearer token"}'
-                    await send(
-                        {
-                            "type": "http.response.start",
-                            "status": 401,
-                            "headers": [
-                                (b"content-type", b"application/json"),
-                                (b"www-authenticate", b'Bearer realm="lait serve"'),
-                                (b"content-length", str(len(body)).encode()),
-                            ],
-                        }
-                    )
-                    await send({"type": "http.response.body", "body": body})
-                    return
-            scope = dict(scope, path="/mcp", raw_path=b"/mcp")
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.expected is not None:
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await _unauthorized(send)
+                return
+        gone = asyncio.Event()
+        ended = False
+
+        async def receiving() -> Any:
+            message = await receive()
+            if message.get("type") == "http.disconnect" and not ended:
+                gone.set()
+            return message
+
+        async def sending(message: Any) -> None:
+            nonlocal ended
+            if message.get("type") == "http.response.body" and not message.get("more_body", False):
+                ended = True
+            await send(message)
+
+        scope = dict(scope, path="/mcp", raw_path=b"/mcp")
+        scope[DISCONNECTED] = gone
+        await self.app(scope, receiving, sending)
+
+
+async def _unauthorized(send: Any) -> None:
+    body = b'{"error":"unauthorized: this lait serve needs its bearer token"}'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="lait serve"'),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _protocol_class() -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with a cap on open connections and a deadline for each request's
+    header block (so idle or trickling connections cannot hold the server's memory or slots)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Bounded(H11Protocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            if len(self.connections) >= MAX_CONNECTIONS:
+                transport.abort()
+                return
+            super().connection_made(transport)
+            self._arm_header_timer()
+
+        def _arm_header_timer(self) -> None:
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(HEADER_SECONDS, self._header_deadline)
+
+        def _header_deadline(self) -> None:
+            self._header_timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self.conn.their_state is h11.IDLE:
+                self._arm_header_timer()
+            super().data_received(data)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+            if self.transport is not None:  # None: refused in connection_made
+                super().connection_lost(exc)
+
+    return Bounded
 
 
 def _uvicorn_class() -> Any:
@@ -287,22 +382,26 @@ async def serve_http(
     settings = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
-    from lait_core.serve.events import BoundedEventStore
+    from lait_core.serve.events import SessionEventStore, per_session_stores
 
     app = server.streamable_http_app(
         streamable_http_path="/mcp",
         transport_security=settings,
         max_request_body_size=FRAME_LIMIT,
-        event_store=BoundedEventStore(),
+        event_store=SessionEventStore(),  # replaced by each session's own (per_session_stores)
         retry_interval=1000,
+        max_sessions=MAX_SESSIONS,
+        session_idle_timeout=SESSION_IDLE_SECONDS,
     )
+    lait.stores = per_session_stores(server.session_manager)
     config = uvicorn.Config(
         _Guard(app, token),
+        http=_protocol_class(),
         log_level="warning",
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=2,
-        h11_max_incomplete_event_size=FRAME_LIMIT,
+        h11_max_incomplete_event_size=HEADER_LIMIT,
     )
     userver = _make_uvicorn(config)
     task = asyncio.ensure_future(userver.serve(sockets=[sock]))
@@ -330,4 +429,12 @@ async def serve_http(
                 await asyncio.wait_for(task, 5.0)
 
 
-__all__ = ["FRAME_LIMIT", "parse_addr", "serve_http", "serve_stdio"]
+__all__ = [
+    "DISCONNECTED",
+    "FRAME_LIMIT",
+    "HEADER_LIMIT",
+    "is_loopback",
+    "parse_addr",
+    "serve_http",
+    "serve_stdio",
+]

@@ -256,8 +256,8 @@ def test_stdio_frame_limit(project: Path, tmp_path: Path, marker: str) -> None:
 
 
 def test_http_session_ended_mid_call_cancels_the_run(http_server: HttpServer, marker: str) -> None:
-    """A dropped POST stream is not a cancellation (streams are resumable, as the MCP spec wants),
-    but the client ending its session (DELETE, what SDK clients do on close) is."""
+    """The client ending its session (DELETE, what SDK clients do on close) cancels its runs at
+    once (a dropped stream gets a short grace to be resumed: test_serve_http_limits.py)."""
     import threading
 
     import httpx
