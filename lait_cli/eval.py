@@ -89,7 +89,7 @@ def eval_command(
     verbose: VerboseOption = 0,
 ) -> None:
     from lait_cli.runner import finish, load_run_config, make_terminal, run_guarded
-    from lait_core.source.files import CODE_UNREADABLE
+    from lait_core.rules.files.unreadable_file import CODE as CODE_UNREADABLE
     from lait_core.testing.definition import load_eval
     from lait_core.testing.eval import CaseResult, EvalRunner, text_report
 

@@ -26,7 +26,7 @@ def rule(
         ),
     ] = "text",
 ) -> None:
-    from lait_core.lint.registry import all_rules, get_rule
+    from lait_core.rules.registry import all_rules, get_rule
 
     if format_ not in ("text", "markdown"):
         raise fail(f"--format must be 'text' or 'markdown', not '{format_}'", 2)
@@ -36,7 +36,7 @@ def rule(
             raise fail(
                 "--format markdown lists every rule; leave out CODE (`lait rule CODE` is Markdown already)", 2
             )
-        from lait_core.lint.rule_catalogue import markdown_catalogue
+        from lait_core.rules.catalogue import markdown_catalogue
 
         sys.stdout.write(markdown_catalogue(rules))
         return

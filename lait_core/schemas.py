@@ -112,8 +112,8 @@ def _common_defs(defs: dict[str, Any]) -> None:
 def _assertion_defs(defs: dict[str, Any]) -> None:
     """Descriptions for the assertion models, and one ``assertion`` definition their lists refer to
     (pydantic's OpenAPI-only ``discriminator`` dropped: a ``const`` ``type`` already tells them apart)."""
-    from lait_core.lint.testfiles.docs import ASSERTION_KEYS, ASSERTION_TYPES
-    from lait_core.lint.testfiles.invalid_value import assertion_models
+    from lait_core.rules.testfiles.docs import ASSERTION_KEYS, ASSERTION_TYPES
+    from lait_core.rules.testfiles.invalid_value import assertion_models
 
     members = []
     for type_name, cls in assertion_models().items():
@@ -132,7 +132,7 @@ def _assertion_defs(defs: dict[str, Any]) -> None:
 
 
 def _test_schema() -> tuple[dict[str, Any], dict[str, Any]]:
-    from lait_core.lint.testfiles.docs import TEST_KEYS
+    from lait_core.rules.testfiles.docs import TEST_KEYS
     from lait_core.testing.definition import TestDefinition
 
     defs = _generate([TestDefinition])
@@ -150,7 +150,7 @@ def _test_schema() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _eval_schema() -> tuple[dict[str, Any], dict[str, Any]]:
-    from lait_core.lint.testfiles.docs import EVAL_CASE_KEYS, EVAL_KEYS, EVAL_TARGET_KEYS
+    from lait_core.rules.testfiles.docs import EVAL_CASE_KEYS, EVAL_KEYS, EVAL_TARGET_KEYS
     from lait_core.testing.definition import EvalDefinition
 
     defs = _generate([EvalDefinition])

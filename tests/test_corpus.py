@@ -38,7 +38,7 @@ import pytest
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.lint.engine import Linter, LintOptions
-from lait_core.lint.registry import Rule, all_rules
+from lait_core.rules.registry import Rule, all_rules
 
 CORPUS = Path(__file__).parent / "corpus"
 EXPECTED = "expected.txt"

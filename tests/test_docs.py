@@ -13,8 +13,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from lait_core.lint.registry import all_rules
-from lait_core.lint.rule_catalogue import markdown_catalogue
+from lait_core.rules.catalogue import markdown_catalogue
+from lait_core.rules.registry import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from lait_core.lint.engine import Linter, LintOptions
-from lait_core.lint.registry import Example, Rule, all_rules
+from lait_core.rules.registry import Example, Rule, all_rules
 from lait_core.source.files import MAX_FILE_BYTES
 
 RULES = all_rules()

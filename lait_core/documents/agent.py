@@ -9,15 +9,17 @@ from lait_core.documents.foreign_agent import claude_code_agent
 from lait_core.documents.models import AgentFrontmatter, InlineAgent
 from lait_core.documents.schema_source import shape_problem
 from lait_core.documents.validate import Codes, validate_mapping
+from lait_core.rules.agents.agent_invalid_value import CODE as AGENT_INVALID_VALUE
+from lait_core.rules.agents.agent_system_key import CODE as CODE_SYSTEM_KEY
+from lait_core.rules.agents.agent_unknown_key import CODE as AGENT_UNKNOWN_KEY
+from lait_core.rules.agents.schema_name import CODE as CODE_SCHEMA_NAME
+from lait_core.rules.agents.schema_source import CODE as CODE_SCHEMA_SOURCE
 from lait_core.source.frontmatter import split_frontmatter
 from lait_core.source.positions import Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SourceText
 from lait_core.source.yaml import parse_yaml
 
-CODES = Codes(unknown="LAIT202", invalid="LAIT204")
-CODE_SYSTEM_KEY = "LAIT203"
-CODE_SCHEMA_NAME = "LAIT205"
-CODE_SCHEMA_SOURCE = "LAIT206"
+CODES = Codes(unknown=AGENT_UNKNOWN_KEY, invalid=AGENT_INVALID_VALUE)
 
 
 @dataclass(slots=True)

@@ -23,11 +23,13 @@ from lait_core.documents.discovery import find_project_config as find_project_co
 from lait_core.documents.discovery import global_config_path as global_config_path
 from lait_core.documents.models import Config, DefaultSettings, ModelMap, ToolPolicy
 from lait_core.documents.validate import Codes, validate_mapping
+from lait_core.rules.config.config_invalid_value import CODE as CONFIG_INVALID_VALUE
+from lait_core.rules.config.config_unknown_key import CODE as CONFIG_UNKNOWN_KEY
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.tree import MappingNode, ScalarNode, SourceText
 from lait_core.source.yaml import parse_yaml
 
-CODES = Codes(unknown="LAIT101", invalid="LAIT102")
+CODES = Codes(unknown=CONFIG_UNKNOWN_KEY, invalid=CONFIG_INVALID_VALUE)
 
 
 class ConfigMode(Enum):

@@ -13,9 +13,8 @@ from itertools import pairwise
 
 from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents.models import AgentFrontmatter
+from lait_core.rules.agents.foreign_agent_format import CODE as CODE_FOREIGN
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-
-CODE_FOREIGN = "LAIT209"
 
 CLAUDE_CODE_ONLY = (
     "color",

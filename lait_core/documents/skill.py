@@ -12,13 +12,14 @@ from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents.agent import _retarget
 from lait_core.documents.models import SkillFrontmatter
 from lait_core.documents.validate import Codes, validate_mapping
+from lait_core.rules.agents.skill_frontmatter import CODE as SKILL_FRONTMATTER
+from lait_core.rules.agents.skill_without_description import CODE as CODE_NO_DESCRIPTION
 from lait_core.source.frontmatter import split_frontmatter, starts_with_frontmatter
 from lait_core.source.positions import Range
 from lait_core.source.tree import MappingNode, SourceText
 from lait_core.source.yaml import parse_yaml
 
-CODES = Codes(unknown="LAIT207", invalid="LAIT207")
-CODE_NO_DESCRIPTION = "LAIT208"
+CODES = Codes(unknown=SKILL_FRONTMATTER, invalid=SKILL_FRONTMATTER)
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from lait_core.diagnostics import Diagnostic, Fix, same_word
+from lait_core.rules.agents.schema_name import CODE as SCHEMA_NAME
 from lait_core.source.positions import Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -49,7 +50,7 @@ class Codes:
 
     unknown: str
     invalid: str
-    by_field: tuple[tuple[str, str], ...] = (("schema_name", "LAIT205"),)
+    by_field: tuple[tuple[str, str], ...] = (("schema_name", SCHEMA_NAME),)
     """Fields whose value errors belong to a rule of their own (field, code)."""
     elsewhere: frozenset[str] = frozenset(("input_schema", "output_schema"))
     """Fields whose value errors another check reports (schema sources: LAIT206)."""

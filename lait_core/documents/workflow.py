@@ -24,28 +24,34 @@ from lait_core.documents.json_check import check_value
 from lait_core.documents.placement import Misplaced, Placement, ask_problem, write_problem
 from lait_core.documents.schema_source import shape_problem
 from lait_core.documents.validate import Codes, accepted_keys, describe, first_line, suggest, validate_mapping
+from lait_core.rules.agents.schema_name import CODE as CODE_SCHEMA_NAME
+from lait_core.rules.agents.schema_source import CODE as CODE_SCHEMA_SOURCE
+from lait_core.rules.templates.jq_syntax import CODE as CODE_JQ
+from lait_core.rules.templates.template_syntax import CODE as CODE_TEMPLATE
+from lait_core.rules.workflows.duplicate_step_id import CODE as CODE_DUPLICATE_ID
+from lait_core.rules.workflows.empty_step_list import CODE as CODE_EMPTY_LIST
+from lait_core.rules.workflows.inline_agent_system import CODE as CODE_INLINE_SYSTEM
+from lait_core.rules.workflows.invalid_identifier import CODE as CODE_IDENTIFIER
+from lait_core.rules.workflows.invalid_input import CODE as CODE_INPUTS
+from lait_core.rules.workflows.misplaced_control import CODE as CODE_PLACEMENT
+from lait_core.rules.workflows.step_invalid_value import CODE as STEP_INVALID_VALUE
+from lait_core.rules.workflows.step_kind import CODE as CODE_KIND
+from lait_core.rules.workflows.step_unknown_key import CODE as STEP_UNKNOWN_KEY
+from lait_core.rules.workflows.undefined_schema import CODE as CODE_SCHEMA_REF
+from lait_core.rules.workflows.workflow_invalid_value import CODE as WORKFLOW_INVALID_VALUE
+from lait_core.rules.workflows.workflow_not_mapping import CODE as CODE_SHAPE
+from lait_core.rules.workflows.workflow_unknown_key import CODE as WORKFLOW_UNKNOWN_KEY
+from lait_core.rules.workflows.workflow_version import CODE as CODE_VERSION
 from lait_core.source.positions import Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
 from lait_core.source.yaml import parse_yaml
 
-CODE_SHAPE = "LAIT301"
-CODE_VERSION = "LAIT302"
-TOP_CODES = Codes(unknown="LAIT303", invalid="LAIT304")
-CODE_IDENTIFIER = "LAIT305"
-CODE_INLINE_SYSTEM = "LAIT306"
-CODE_EMPTY_LIST = "LAIT307"
-CODE_KIND = "LAIT308"
+TOP_CODES = Codes(unknown=WORKFLOW_UNKNOWN_KEY, invalid=WORKFLOW_INVALID_VALUE)
 STEP_CODES = Codes(
-    unknown="LAIT309", invalid="LAIT310", by_field=(("id", "LAIT305"), ("schema_name", "LAIT205"))
+    unknown=STEP_UNKNOWN_KEY,
+    invalid=STEP_INVALID_VALUE,
+    by_field=(("id", CODE_IDENTIFIER), ("schema_name", CODE_SCHEMA_NAME)),
 )
-CODE_DUPLICATE_ID = "LAIT311"
-CODE_PLACEMENT = "LAIT312"
-CODE_SCHEMA_REF = "LAIT313"
-CODE_INPUTS = "LAIT314"
-CODE_TEMPLATE = "LAIT401"
-CODE_JQ = "LAIT402"
-CODE_SCHEMA_NAME = "LAIT205"
-CODE_SCHEMA_SOURCE = "LAIT206"
 
 KIND_LIST = ", ".join(m.STEP_KINDS)
 TYPE_NAMES = ("string", "number", "integer", "boolean", "object", "array", "null")

@@ -21,17 +21,16 @@ from lait_core.diagnostics import Diagnostic, Fix, Severity, same_word
 from lait_core.documents.validate import suggest
 from lait_core.foreign import names as n
 from lait_core.foreign.formats import Field, Format, FormatSpec
+from lait_core.rules.agents.context_budget import CODE as BUDGET
+from lait_core.rules.foreign.foreign_broken_link import CODE as BROKEN_LINK
+from lait_core.rules.foreign.foreign_invalid_value import CODE as INVALID_VALUE
+from lait_core.rules.foreign.foreign_unknown_key import CODE as UNKNOWN_KEY
+from lait_core.rules.foreign.foreign_unknown_name import CODE as UNKNOWN_NAME
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.frontmatter import split_frontmatter, starts_with_frontmatter
 from lait_core.source.positions import Position, Range
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
 from lait_core.source.yaml import parse_yaml
-
-UNKNOWN_KEY = "LAIT801"
-INVALID_VALUE = "LAIT802"
-UNKNOWN_NAME = "LAIT803"
-BROKEN_LINK = "LAIT804"
-BUDGET = "LAIT210"
 
 W = Severity.WARNING
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")

@@ -31,6 +31,7 @@ from lait_core.diagnostics import Diagnostic, Fix
 from lait_core.language.nodes import last_leaf
 from lait_core.lint import suppression
 from lait_core.lint.discovery import YAML_KINDS, FileKind
+from lait_core.rules.capabilities.unknown_mcp_server import CODE as CODE_UNKNOWN_MCP
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.frontmatter import Split, split_frontmatter, starts_with_frontmatter
 from lait_core.source.positions import LineIndex, Position, Range
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from lait_core.lint.engine import Linter
 
 QUICKFIX = "quickfix"
-CODE_UNKNOWN_MCP = "LAIT501"
 MCP_SECTION = "mcp_servers"
 
 _LINE_COMMENT = re.compile(r"lait:\s*ignore(?!-file)(?:\[([A-Za-z0-9_,\s]*)\])?")

@@ -444,7 +444,7 @@ class _Builder:
         """``workflow:`` (``target: {workflow:}``) links to the target; a ``step_output`` ``id`` refers to
         the target's step; a ``tool_called`` ``name`` to the shell tool, subagent, skill or MCP server it
         is qualified from; an eval target's ``model:`` to the model alias."""
-        from lait_core.lint.testfiles.target import resolve, workflow_node
+        from lait_core.rules.testfiles.target import resolve, workflow_node
 
         base = os.path.dirname(self.path)
         target_node = workflow_node(root)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from lait_core.lint.discovery import FileKind
+from lait_core.rules.files.yaml_syntax import CODE as YAML_SYNTAX
 from lait_core.source.positions import Position, Range
 
 if TYPE_CHECKING:
@@ -76,11 +77,11 @@ def parses(kind: FileKind, text: str, path: str = "") -> bool:
     if kind is FileKind.WORKFLOW:
         from lait_core.documents.workflow import recent_parse
 
-        return not any(d.code == "LAIT001" for d in recent_parse(text, path).diagnostics)
+        return not any(d.code == YAML_SYNTAX for d in recent_parse(text, path).diagnostics)
     if kind in (FileKind.AGENT, FileKind.SKILL):
         from lait_core.documents.agent import parse_agent
 
-        return not any(d.code == "LAIT001" for d in parse_agent(text, path).diagnostics)
+        return not any(d.code == YAML_SYNTAX for d in parse_agent(text, path).diagnostics)
     from lait_core.source.yaml import parse_yaml
 
     return parse_yaml(text).ok

@@ -5,7 +5,7 @@ items with their required fields), each assertion type's fields, the target work
 ``step_output`` ``id``, the qualified tool names the target can call in a ``tool_called`` ``name``,
 workflow files for ``workflow:`` and model aliases for an eval target's ``model:``. Hover on a key
 or on an assertion type says what it means (names and file links are hovered by the shared index:
-:mod:`lait_core.language.index`). The documentation is :mod:`lait_core.lint.testfiles.docs`, the
+:mod:`lait_core.language.index`). The documentation is :mod:`lait_core.rules.testfiles.docs`, the
 table the JSON Schemas carry too.
 """
 
@@ -26,10 +26,10 @@ from lait_core.language.completion import (
 from lait_core.language.context import CursorContext, Role, YamlPath, analyze
 from lait_core.language.nodes import Segment
 from lait_core.lint.discovery import FileKind
-from lait_core.lint.testfiles import docs
-from lait_core.lint.testfiles.invalid_value import assertion_models
-from lait_core.lint.testfiles.target import ToolNames, resolve, tool_names, workflow_node
-from lait_core.lint.testfiles.unknown_step import step_ids
+from lait_core.rules.testfiles import docs
+from lait_core.rules.testfiles.invalid_value import assertion_models
+from lait_core.rules.testfiles.target import ToolNames, resolve, tool_names, workflow_node
+from lait_core.rules.testfiles.unknown_step import step_ids
 from lait_core.source.files import read_source
 from lait_core.source.positions import Position
 from lait_core.source.tree import MappingNode, Node, ScalarNode

@@ -45,6 +45,8 @@ from lait_core.lint.discovery import (
 )
 from lait_core.lint.findings import config_absent, finish, skipped_last, workflow_findings
 from lait_core.lint.selection import RulePolicy, Selection, resolve
+from lait_core.rules.files.unknown_file_type import CODE as UNKNOWN_FILE_TYPE
+from lait_core.rules.files.unreadable_file import CODE as UNREADABLE_FILE
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.positions import ZERO
 from lait_core.workspace import Workspace, canonical
@@ -245,7 +247,7 @@ class Linter:
             if agent.ok:
                 check_agent_body(agent, diags)
                 check_agent_content(agent.front, "the agent", path.parent, ws.config, diags, skip)
-                from lait_core.lint.checks.budget import check_budget
+                from lait_core.rules.agents.context_budget import check_budget
 
                 loaded = ws.loaded_config
                 check_budget(
@@ -266,13 +268,13 @@ class Linter:
             assert spec is not None
             diags = check_foreign(text, path, spec, reader=self.reader)
         elif kind in (FileKind.TEST, FileKind.EVAL):
-            from lait_core.lint.testfiles.checks import check_file
+            from lait_core.rules.testfiles.checks import check_file
 
             diags = check_file(text, path, display, kind, ws)
         else:
             diags = [
                 Diagnostic(
-                    "LAIT007",
+                    UNKNOWN_FILE_TYPE,
                     f"cannot determine the file type of '{display}'; expected a '.yml'/'.yaml' workflow file,"
                     " a '.md' agent file or lait.config.yml",
                     ZERO,
@@ -295,7 +297,7 @@ class Linter:
             return FileReport(display, self.lint_text("", path, kind))
         ws = self.workspace_for(path)
         loaded = ws.read(path)
-        if loaded.text is None and loaded.problem is not None and loaded.problem.code == "LAIT004":
+        if loaded.text is None and loaded.problem is not None and loaded.problem.code == UNREADABLE_FILE:
             return FileReport(display, [loaded.problem.at(display)])
         if loaded.text is None:
             assert loaded.problem is not None

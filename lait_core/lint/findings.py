@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from lait_core.diagnostics import Diagnostic, Related, Severity
 from lait_core.lint import suppression
+from lait_core.rules.capabilities.names_not_checked import CODE as NAMES_NOT_CHECKED
 
 if TYPE_CHECKING:
     from lait_core.documents.workflow import WorkflowDocument
@@ -81,7 +82,9 @@ def finish(diags: list[Diagnostic], text: str, display: str, *, markdown: bool =
 
 def skipped_last(diags: list[Diagnostic]) -> list[Diagnostic]:
     """LAIT506 is a file's last diagnostic, whatever its position."""
-    return [d for d in diags if d.code != "LAIT506"] + [d for d in diags if d.code == "LAIT506"]
+    return [d for d in diags if d.code != NAMES_NOT_CHECKED] + [
+        d for d in diags if d.code == NAMES_NOT_CHECKED
+    ]
 
 
 def workflow_findings(

@@ -124,7 +124,7 @@ def _uri(path: str) -> str:
 
 
 def sarif(result: LintResult) -> str:
-    from lait_core.lint.registry import all_rules
+    from lait_core.rules.registry import all_rules
 
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}

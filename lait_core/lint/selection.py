@@ -94,7 +94,7 @@ def normalize(selector: str) -> str:
 
 def unknown_selectors(selectors: Iterable[str]) -> list[str]:
     """The selectors that match no rule code (``LAIT`` and any prefix of a code are fine)."""
-    from lait_core.lint.registry import all_rules
+    from lait_core.rules.registry import all_rules
 
     codes = [r.code for r in all_rules()]
     return [s for s in selectors if not any(c.startswith(normalize(s)) for c in codes) or not s.strip()]

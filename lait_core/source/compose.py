@@ -23,6 +23,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from lait_core.cancel import checkpoint
+from lait_core.rules.files.tab_indentation import CODE as TAB_INDENTATION
+from lait_core.rules.files.yaml_syntax import CODE as YAML_SYNTAX
 from lait_core.source.scalar_values import (
     ScalarError,
     block_value,
@@ -53,7 +55,7 @@ _TAB_MESSAGE = "tab character where YAML expects spaces; indent with spaces"
 class ComposeError(Exception):
     """A rule of YAML that the grammar does not enforce is broken at code-point ``offset``."""
 
-    def __init__(self, message: str, offset: int, code: str = "LAIT001") -> None:
+    def __init__(self, message: str, offset: int, code: str = YAML_SYNTAX) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
@@ -277,7 +279,7 @@ class Composer:
                 value, end = block_value(self.text, begin, indent)
             except ScalarError as exc:
                 if exc.tab:
-                    raise ComposeError(_TAB_MESSAGE, begin + exc.offset, "LAIT008") from None
+                    raise ComposeError(_TAB_MESSAGE, begin + exc.offset, TAB_INDENTATION) from None
                 raise ComposeError(str(exc), begin + exc.offset) from None
             node = self._scalar(start, end, value, self.text[begin], tag)
         elif kind == k.alias:

@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lait_core.diagnostics import Diagnostic
+from lait_core.rules.files.file_too_large import CODE as CODE_TOO_LARGE
+from lait_core.rules.files.not_text import CODE as CODE_NOT_TEXT
+from lait_core.rules.files.unreadable_file import CODE as CODE_UNREADABLE
 from lait_core.source.positions import ZERO, Position, Range
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 """Every file lait reads is capped at 16 MiB."""
-
-CODE_UNREADABLE = "LAIT004"
-CODE_NOT_TEXT = "LAIT005"
-CODE_TOO_LARGE = "LAIT006"
 
 
 class FileRefused(OSError):

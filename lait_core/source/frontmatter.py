@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 
 from lait_core.diagnostics import Diagnostic
+from lait_core.rules.agents.frontmatter_delimiter import CODE as CODE_DELIMITER
 from lait_core.source.positions import Position, Range
 
-CODE_DELIMITER = "LAIT201"
 _NON_NEWLINE = re.compile(r"[^\n]")
 
 

@@ -28,13 +28,13 @@ from typing import Any
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.gcpause import paused_gc
+from lait_core.rules.files.tab_indentation import CODE as CODE_TAB
+from lait_core.rules.files.yaml_syntax import CODE as CODE_SYNTAX
 from lait_core.source.compose import ComposeError, Composer, Offsets, kinds
 from lait_core.source.positions import Position, Range
 from lait_core.source.scalar_values import resolve_plain
 from lait_core.source.tree import Node, SourceText
 from lait_core.source.yaml_document import (
-    CODE_SYNTAX,
-    CODE_TAB,
     MAX_DEPTH,
     TAB_MESSAGE,
     DocumentBuilder,

@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lait_core.diagnostics import Diagnostic, Related, Severity
+from lait_core.rules.files.alias_expansion import CODE as CODE_ALIAS
+from lait_core.rules.files.duplicate_key import CODE as CODE_DUPLICATE_KEY
+from lait_core.rules.files.tab_indentation import CODE as CODE_TAB
+from lait_core.rules.files.yaml_syntax import CODE as CODE_SYNTAX
 from lait_core.source.positions import Position, Range
 from lait_core.source.scalar_values import TagError, resolve_tagged
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
@@ -20,14 +24,6 @@ ALIAS_NODE_BUDGET = 100_000
 MAX_DEPTH = 128
 """Nesting depth of mappings and sequences; deeper documents are cut off with LAIT001 (no lait file
 comes close, and it bounds the recursion of everything that walks the tree)."""
-
-CODE_SYNTAX = "LAIT001"
-
-CODE_DUPLICATE_KEY = "LAIT002"
-
-CODE_ALIAS = "LAIT003"
-
-CODE_TAB = "LAIT008"
 
 
 @dataclass(slots=True)

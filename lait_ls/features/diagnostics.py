@@ -42,7 +42,7 @@ _RULE_DOCS: dict[str, str] = {}
 def rule_doc_uri(code: str) -> str | None:
     """A file URI of the rule's Markdown doc (written once to the user's cache directory)."""
     if not _RULE_DOCS:
-        from lait_core.lint.registry import all_rules
+        from lait_core.rules.registry import all_rules
 
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lait" / "rules"
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.lint.registry import Rule, all_rules
+from lait_core.rules.registry import Rule, all_rules
 from tests.cli.conftest import Lait
 
 

@@ -1,5 +1,5 @@
 """LAIT108 (issue 12 item 5): every config key that is read but has no effect yet is warned, from the
-one set in lait_core/lint/checks/no_effect.py."""
+one set in lait_core/rules/config/no_effect_key.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from lait_core.documents.config import parse_config
 from lait_core.documents.models import Config
 from lait_core.lint.checks.config import check_config
-from lait_core.lint.checks.no_effect import NO_EFFECT_YET
+from lait_core.rules.config.no_effect_key import NO_EFFECT_YET
 
 SAMPLES: dict[str, Any] = {
     "default.cache": True,

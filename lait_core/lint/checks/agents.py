@@ -15,6 +15,9 @@ from lait_core.documents.schema_source import (
     unknown_types,
 )
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
+from lait_core.rules.templates.template_syntax import CODE as TEMPLATE_SYNTAX
+from lait_core.rules.workflows.schema_file import CODE as SCHEMA_FILE
+from lait_core.rules.workflows.unknown_schema_type import CODE as UNKNOWN_SCHEMA_TYPE
 from lait_core.source.tree import MappingNode, Node
 
 
@@ -34,13 +37,17 @@ def check_schema_source(node: Node, ctx: str, base: Path, out: list[Diagnostic])
             return
         loaded = load_schema_file(base, value)
         if loaded.error is not None:
-            out.append(Diagnostic("LAIT318", f"{ctx} is invalid: {loaded.error}", ref.range))
+            out.append(Diagnostic(SCHEMA_FILE, f"{ctx} is invalid: {loaded.error}", ref.range))
             return
         for name in unknown_types(loaded.value):
-            out.append(Diagnostic("LAIT317", unknown_type_message(ctx, name), ref.range, Severity.WARNING))
+            out.append(
+                Diagnostic(UNKNOWN_SCHEMA_TYPE, unknown_type_message(ctx, name), ref.range, Severity.WARNING)
+            )
         return
     for name, at in unknown_type_nodes(node):
-        out.append(Diagnostic("LAIT317", unknown_type_message(ctx, name), at.range, Severity.WARNING))
+        out.append(
+            Diagnostic(UNKNOWN_SCHEMA_TYPE, unknown_type_message(ctx, name), at.range, Severity.WARNING)
+        )
 
 
 def check_agent_content(
@@ -69,7 +76,7 @@ def check_agent_body(doc: AgentDocument, out: list[Diagnostic]) -> None:
     if error is not None:
         out.append(
             Diagnostic(
-                "LAIT401",
+                TEMPLATE_SYNTAX,
                 f"the agent has an invalid system prompt template: {error.message}",
                 doc.system_range(error.start, error.end),
             )

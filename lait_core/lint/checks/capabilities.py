@@ -7,14 +7,20 @@ from dataclasses import dataclass
 from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.documents.models import Config
 from lait_core.documents.validate import suggest
+from lait_core.rules.capabilities.mcp_no_allowed_tools import CODE as MCP_NO_ALLOWED_TOOLS
+from lait_core.rules.capabilities.names_not_checked import CODE as NAMES_NOT_CHECKED
+from lait_core.rules.capabilities.unknown_mcp_server import CODE as UNKNOWN_MCP_SERVER
+from lait_core.rules.capabilities.unknown_skill import CODE as UNKNOWN_SKILL
+from lait_core.rules.capabilities.unknown_subagent import CODE as UNKNOWN_SUBAGENT
+from lait_core.rules.capabilities.unknown_tool import CODE as UNKNOWN_TOOL
 from lait_core.source.positions import Range
 from lait_core.source.tree import MappingNode, SequenceNode
 
 _LISTS = (
-    ("mcp", "LAIT501", "MCP server", "mcp_servers"),
-    ("skills", "LAIT503", "skill", "skills"),
-    ("subagents", "LAIT504", "subagent", "agents"),
-    ("tools", "LAIT505", "tool", "tools"),
+    ("mcp", UNKNOWN_MCP_SERVER, "MCP server", "mcp_servers"),
+    ("skills", UNKNOWN_SKILL, "skill", "skills"),
+    ("subagents", UNKNOWN_SUBAGENT, "subagent", "agents"),
+    ("tools", UNKNOWN_TOOL, "tool", "tools"),
 )
 
 
@@ -56,7 +62,7 @@ def check_capabilities(
             elif key == "mcp" and config.mcp_servers[name].allowed_tools == []:
                 out.append(
                     Diagnostic(
-                        "LAIT502",
+                        MCP_NO_ALLOWED_TOOLS,
                         f"{ctx} references MCP server '{name}', whose 'allowed_tools' in lait.config.yml is an"
                         " empty list; every tool call to it will be rejected at runtime",
                         item.range,
@@ -67,7 +73,7 @@ def check_capabilities(
 
 def skipped_diagnostic() -> Diagnostic:
     return Diagnostic(
-        "LAIT506",
+        NAMES_NOT_CHECKED,
         "'mcp'/'skills'/'subagents'/'tools' names were not checked because no lait.config.yml was found"
         " (or --no-config was used)",
         Range.at(0, 0),

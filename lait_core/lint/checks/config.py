@@ -7,13 +7,17 @@ from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigDocument
-from lait_core.lint.checks.gguf import check_gguf_files
-from lait_core.lint.checks.mcp_oauth import check_mcp_oauth
-from lait_core.lint.checks.no_effect import check_no_effect
-from lait_core.lint.checks.prompt_names import check_prompt_names
-from lait_core.lint.checks.prompt_vars import check_prompt_vars
-from lait_core.lint.checks.python_from_path import check_python_from_path
-from lait_core.lint.security import literal_secret, option_injection, shell_interpolation
+from lait_core.rules.config.api_key_pair import CODE as API_KEY_PAIR
+from lait_core.rules.config.env_placeholder import CODE as ENV_PLACEHOLDER
+from lait_core.rules.config.mcp_oauth import check_mcp_oauth
+from lait_core.rules.config.missing_gguf_file import check_gguf_files
+from lait_core.rules.config.missing_workflow_file import CODE as MISSING_WORKFLOW_FILE
+from lait_core.rules.config.no_effect_key import check_no_effect
+from lait_core.rules.config.prompt_undeclared_var import check_prompt_vars
+from lait_core.rules.config.prompt_unknown_name import check_prompt_names
+from lait_core.rules.config.python_from_path import check_python_from_path
+from lait_core.rules.config.tool_definition import CODE as TOOL_DEFINITION
+from lait_core.rules.security import literal_secret, option_injection, shell_interpolation
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 _EXPANDED_TOP = ("base_url", "api_key")
@@ -25,7 +29,7 @@ def _pair(node: Node | None, context: str, out: list[Diagnostic]) -> None:
         assert key is not None
         out.append(
             Diagnostic(
-                "LAIT103", f"{context} sets both 'api_key' and 'api_key_cmd'; set exactly one", key.range
+                API_KEY_PAIR, f"{context} sets both 'api_key' and 'api_key_cmd'; set exactly one", key.range
             )
         )
 
@@ -55,7 +59,7 @@ def check_tools(root: MappingNode, out: list[Diagnostic]) -> None:
         if isinstance(command, SequenceNode) and not command.items:
             out.append(
                 Diagnostic(
-                    "LAIT104", f"tool definition \"{name}\" has an empty 'command' list", command.range
+                    TOOL_DEFINITION, f"tool definition \"{name}\" has an empty 'command' list", command.range
                 )
             )
             continue
@@ -64,7 +68,7 @@ def check_tools(root: MappingNode, out: list[Diagnostic]) -> None:
             if isinstance(first, str) and not first.strip():
                 out.append(
                     Diagnostic(
-                        "LAIT104",
+                        TOOL_DEFINITION,
                         f"tool definition \"{name}\"'s 'command' must start with a program",
                         command.items[0].range,
                     )
@@ -74,7 +78,7 @@ def check_tools(root: MappingNode, out: list[Diagnostic]) -> None:
         if params is not None and not isinstance(params, MappingNode):
             out.append(
                 Diagnostic(
-                    "LAIT104",
+                    TOOL_DEFINITION,
                     f"tool definition \"{name}\"'s 'parameters' must be a JSON object",
                     params.range,
                 )
@@ -93,7 +97,9 @@ def check_registry(root: MappingNode, base: Path, out: list[Diagnostic]) -> None
         if not path.is_file():
             out.append(
                 Diagnostic(
-                    "LAIT105", f"workflows.{name} resolves to '{path}', which does not exist", value.range
+                    MISSING_WORKFLOW_FILE,
+                    f"workflows.{name} resolves to '{path}', which does not exist",
+                    value.range,
                 )
             )
 
@@ -148,7 +154,7 @@ def check_placeholders(root: MappingNode, out: list[Diagnostic]) -> None:
         if isinstance(node, ScalarNode) and isinstance(node.value, str) and "${" in node.value:
             error = check(node.value)
             if error is not None:
-                out.append(Diagnostic("LAIT106", error.message, node.span(error.start, error.end)))
+                out.append(Diagnostic(ENV_PLACEHOLDER, error.message, node.span(error.start, error.end)))
 
 
 def check_config(doc: ConfigDocument) -> list[Diagnostic]:

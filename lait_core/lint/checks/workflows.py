@@ -24,7 +24,6 @@ from lait_core.documents.placement import (
 from lait_core.documents.schema_source import unknown_type_nodes
 from lait_core.documents.validate import suggest
 from lait_core.documents.workflow import (
-    CODE_PLACEMENT,
     Expr,
     Step,
     WorkflowDocument,
@@ -38,15 +37,23 @@ from lait_core.lint.checks.agents import (
     unknown_type_message,
 )
 from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
-from lait_core.lint.checks.gguf import check_gguf_files
 from lait_core.lint.findings import ProblemCount, workflow_findings
-from lait_core.lint.security import shell_interpolation, write_path
+from lait_core.rules.capabilities.names_not_checked import CODE as SKIPPED
+from lait_core.rules.config.missing_gguf_file import check_gguf_files
+from lait_core.rules.security import shell_interpolation, write_path
+from lait_core.rules.templates.undeclared_input import CODE as UNDECLARED_INPUT
+from lait_core.rules.templates.unknown_step_reference import CODE as UNKNOWN_STEP_REFERENCE
+from lait_core.rules.workflows.agent_reference import CODE as AGENT_REFERENCE
+from lait_core.rules.workflows.misplaced_control import CODE as CODE_PLACEMENT
+from lait_core.rules.workflows.unknown_schema_type import CODE as UNKNOWN_SCHEMA_TYPE
+from lait_core.rules.workflows.unused_agent import CODE as UNUSED_AGENT
+from lait_core.rules.workflows.unused_schema import CODE as UNUSED_SCHEMA
+from lait_core.rules.workflows.workflow_reference import CODE as WORKFLOW_REFERENCE
 from lait_core.source import reads
 from lait_core.source.tree import MappingNode, Node
 from lait_core.workspace import Workspace, canonical
 
-_SUMMARY_CODES = ("LAIT319", "LAIT320")
-SKIPPED = "LAIT506"
+_SUMMARY_CODES = (AGENT_REFERENCE, WORKFLOW_REFERENCE)
 
 
 def _summary(ctx: str, verb: str, ref: str, problems: list[Diagnostic], code: str) -> Diagnostic | None:
@@ -116,7 +123,7 @@ class WorkflowChecks:
                 for tname, at in unknown_type_nodes(value):
                     out.append(
                         Diagnostic(
-                            "LAIT317",
+                            UNKNOWN_SCHEMA_TYPE,
                             unknown_type_message(f"input '{name}'", tname),
                             at.range,
                             Severity.WARNING,
@@ -145,7 +152,7 @@ class WorkflowChecks:
                 if name not in state.used_schemas:
                     out.append(
                         Diagnostic(
-                            "LAIT315",
+                            UNUSED_SCHEMA,
                             f"schema '{name}' is defined in 'schemas:' but never referenced",
                             knode.range,
                             Severity.WARNING,
@@ -156,7 +163,7 @@ class WorkflowChecks:
                 if name not in state.used_agents:
                     out.append(
                         Diagnostic(
-                            "LAIT316",
+                            UNUSED_AGENT,
                             f"agent '{name}' is defined in 'agents:' but never used by an 'agent:' step",
                             knode.range,
                             Severity.WARNING,
@@ -194,7 +201,7 @@ class WorkflowChecks:
                         end,
                         name,
                         inputs,
-                        "LAIT403",
+                        UNDECLARED_INPUT,
                         Severity.ERROR,
                         f"{expr.context} references input '{name}', which is not declared in 'inputs:'",
                     )
@@ -206,7 +213,7 @@ class WorkflowChecks:
                         end,
                         name,
                         ids,
-                        "LAIT404",
+                        UNKNOWN_STEP_REFERENCE,
                         Severity.WARNING,
                         f"{expr.context} references step '{name}', but no step in this file has that 'id'",
                     )
@@ -312,7 +319,7 @@ class WorkflowChecks:
             base=base,
             registry=config.agents if config else None,
             choices=sorted({*inline, *(config.agents if config else {})}),
-            code="LAIT319",
+            code=AGENT_REFERENCE,
             unknown=f"{step.label} uses agent '{ref}', which is neither defined in this workflow's 'agents:' nor"
             f" registered under 'agents:' in lait.config.yml (use a path such as './{ref}.md' for a file)",
             out=out,
@@ -324,7 +331,7 @@ class WorkflowChecks:
             assert loaded.problem is not None
             out.append(
                 Diagnostic(
-                    "LAIT319",
+                    AGENT_REFERENCE,
                     f"{step.label} uses agent '{ref}', which failed to load: {loaded.problem.message}",
                     node.range,
                 )
@@ -338,7 +345,7 @@ class WorkflowChecks:
                 loaded.front, f"the agent of {step.label}", target.parent, config, inner, self.skip
             )
             problems += [d.at(loaded.path) for d in inner]
-        summary = _summary(step.label, "uses agent", ref, problems, "LAIT319")
+        summary = _summary(step.label, "uses agent", ref, problems, AGENT_REFERENCE)
         if summary is not None:
             out.append(_relocate(summary, node))
 
@@ -357,7 +364,7 @@ class WorkflowChecks:
             base=base,
             registry=config.workflows if config else None,
             choices=sorted(config.workflows) if config else [],
-            code="LAIT320",
+            code=WORKFLOW_REFERENCE,
             unknown=f"{step.label} runs workflow '{ref}', which is not registered under 'workflows:' in"
             f" lait.config.yml (use a path such as './{ref}.yml' for a file)",
             out=out,
@@ -368,7 +375,7 @@ class WorkflowChecks:
         if not target.exists():
             out.append(
                 Diagnostic(
-                    "LAIT320",
+                    WORKFLOW_REFERENCE,
                     f"{step.label} runs workflow '{ref}', which could not be resolved: no such file"
                     f" '{target}'",
                     node.range,
@@ -379,14 +386,14 @@ class WorkflowChecks:
         # The run-time loader's nesting rule (cycle, depth 32), through the same function.
         problem = nesting_problem(ref, Path(key), [Path(k) for k in stack], len(stack) - 1)
         if problem is not None:
-            out.append(Diagnostic("LAIT320", f"{step.label}: {problem}", node.range))
+            out.append(Diagnostic(WORKFLOW_REFERENCE, f"{step.label}: {problem}", node.range))
             return
         loaded = self.ws.workflow(target)
         if not isinstance(loaded, WorkflowDocument):
             assert loaded.problem is not None
             out.append(
                 Diagnostic(
-                    "LAIT320",
+                    WORKFLOW_REFERENCE,
                     f"{step.label} runs workflow '{ref}', which failed to load: {loaded.problem.message}",
                     node.range,
                 )
@@ -401,7 +408,7 @@ class WorkflowChecks:
         problems = [d for d in findings if d.code != SKIPPED]
         if len(problems) != len(findings):
             self.skip.skipped = True
-        summary = _summary(step.label, "runs workflow", ref, problems, "LAIT320")
+        summary = _summary(step.label, "runs workflow", ref, problems, WORKFLOW_REFERENCE)
         if summary is not None:
             out.append(_relocate(summary, node))
         if loaded.ok:

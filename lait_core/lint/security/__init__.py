@@ -1,9 +1,0 @@
-"""LAIT6xx: security findings, one rule per module (its doc, examples and check together).
-
-They are warnings: each may be intended (a tool that gives the model a shell on purpose), so a
-project keeps it with ``# lait: ignore[LAIT60x]``; ``lait lint --strict`` fails on them.
-"""
-
-from lait_core.lint.security import literal_secret, option_injection, shell_interpolation, write_path
-
-__all__ = ["literal_secret", "option_injection", "shell_interpolation", "write_path"]

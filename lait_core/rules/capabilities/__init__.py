@@ -1,0 +1,1 @@
+"""LAIT5xx: names of MCP servers, skills, subagents and tools used by workflows and agents. One module per rule."""

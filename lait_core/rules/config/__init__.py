@@ -1,0 +1,1 @@
+"""LAIT1xx: lait.config.yml. One module per rule."""

@@ -1,0 +1,19 @@
+"""LAIT401 template-syntax: a Handlebars template does not parse."""
+
+from __future__ import annotations
+
+from lait_core.diagnostics import Severity
+from lait_core.rules.registry import Example, rule
+
+CODE = "LAIT401"
+
+RULE = rule(
+    CODE,
+    "template-syntax",
+    Severity.ERROR,
+    "A Handlebars template does not parse.",
+    "Templates are `prompt`, `system`, `ask`, `write`, `run` items, `files`/`images` items and agent bodies. "
+    "The diagnostic points at the exact characters, also inside block scalars (`prompt: |`).",
+    Example("steps:\n  - prompt: |\n      Summarize {{#if input}}the text{{/each}}\n"),
+    Example("steps:\n  - prompt: |\n      Summarize {{#if input}}the text{{/if}}\n"),
+)

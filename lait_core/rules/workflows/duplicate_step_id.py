@@ -1,0 +1,19 @@
+"""LAIT311 duplicate-step-id: two steps in one file have the same `id`."""
+
+from __future__ import annotations
+
+from lait_core.diagnostics import Severity
+from lait_core.rules.registry import Example, rule
+
+CODE = "LAIT311"
+
+RULE = rule(
+    CODE,
+    "duplicate-step-id",
+    Severity.ERROR,
+    "Two steps in one file have the same `id`.",
+    "Ids are unique across the whole file, nested lists and `on_error` included, because `steps.<id>` "
+    "names exactly one recorded value. The diagnostic points at the first use as a related location.",
+    Example("steps:\n  - id: a\n    jq: '1'\n  - id: a\n    jq: '2'\n"),
+    Example("steps:\n  - id: a\n    jq: '1'\n  - id: b\n    jq: '2'\n"),
+)

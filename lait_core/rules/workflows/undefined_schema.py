@@ -1,0 +1,19 @@
+"""LAIT313 undefined-schema: a schema reference names no `schemas:` entry."""
+
+from __future__ import annotations
+
+from lait_core.diagnostics import Severity
+from lait_core.rules.registry import Example, rule
+
+CODE = "LAIT313"
+
+RULE = rule(
+    CODE,
+    "undefined-schema",
+    Severity.ERROR,
+    "A schema reference names no `schemas:` entry.",
+    "`input_schema`/`output_schema` given as a string must be the name of an entry under `schemas:` in the "
+    "same file.",
+    Example("steps:\n  - prompt: Hi\n    output_schema: answer\n"),
+    Example("schemas:\n  answer: {type: object}\nsteps:\n  - prompt: Hi\n    output_schema: answer\n"),
+)

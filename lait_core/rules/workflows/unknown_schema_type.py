@@ -1,0 +1,19 @@
+"""LAIT317 unknown-schema-type: a JSON Schema uses a `type` lait does not recognize."""
+
+from __future__ import annotations
+
+from lait_core.diagnostics import Severity
+from lait_core.rules.registry import Example, rule
+
+CODE = "LAIT317"
+
+RULE = rule(
+    CODE,
+    "unknown-schema-type",
+    Severity.WARNING,
+    "A JSON Schema uses a `type` lait does not recognize.",
+    "lait validates `type`, `enum` and `required` (through `properties` and `items`). A type other than "
+    "object, array, string, boolean, null, integer or number is not enforced: it matches any value.",
+    Example("inputs:\n  count: {type: int}\nsteps:\n  - jq: '$inputs.count'\n"),
+    Example("inputs:\n  count: {type: integer}\nsteps:\n  - jq: '$inputs.count'\n"),
+)

@@ -1,0 +1,20 @@
+"""LAIT301 workflow-not-mapping: the workflow file is not a YAML mapping."""
+
+from __future__ import annotations
+
+from lait_core.diagnostics import Severity
+from lait_core.rules.registry import Example, rule
+
+OK = Example("steps:\n  - id: hello\n    jq: '\"hi\"'\n")
+
+CODE = "LAIT301"
+
+RULE = rule(
+    CODE,
+    "workflow-not-mapping",
+    Severity.ERROR,
+    "The workflow file is not a YAML mapping.",
+    "A workflow is a mapping with at least `steps:`.",
+    Example("- jq: '.'\n"),
+    OK,
+)
