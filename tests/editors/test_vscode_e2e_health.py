@@ -1,21 +1,31 @@
 """What a person sees in a real VS Code (code-server, see test_vscode_e2e.py for the setup) when lait
-does not apply or something is wrong: a folder that is not a lait project (a README.md and a GitHub
-Actions workflow) shows no lait status item and no message, and its lait-ls never starts.
+does not apply or something is wrong:
 
-The folder's `lait.server.path` is a broken install (a lait-ls that fails on import): nothing of it
-may show while the folder is not a lait project.
+* a folder that is not a lait project (a README.md and a GitHub Actions workflow) shows no lait
+  status item and no message, and its lait-ls never starts;
+* that folder's `lait.server.path` is a broken install (a lait-ls that fails on import): once the
+  folder becomes a lait project, the failed start says its cause (the ModuleNotFoundError from the
+  process's stderr) in the status item's state and in one message, and there is one output channel;
+* in a lait project, a lait-ls killed again and again is restarted, then given up on: the status
+  item says stopped, one message offers Restart, and Restart brings it back.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.editors.vscode_project import lait_ls_wrapper, prepare_project
 from tests.editors.vscode_ui import Workbench, code_server, screenshot_if_failed, wait_for
+from tests.peers.openai_server import ScriptedOpenAIServer
+from tests.processes import running_with_marker
 
 ACTIONS = """name: CI
 on: [push]
@@ -46,7 +56,7 @@ class Plain:
         return len(self.started.read_text().split()) if self.started.exists() else 0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="class")  # ended before the next class starts its code-server
 def plain(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plain]:
     home = tmp_path_factory.mktemp("vscode-plain")
     folder = home / "repo"
@@ -74,20 +84,155 @@ def lait_items(workbench: Workbench) -> list[str]:
     return [t for t in workbench.status_texts() if "lait" in t.lower()]
 
 
-def test_a_folder_that_is_not_a_lait_project_shows_nothing(plain: Plain, plain_workbench: Workbench) -> None:
-    workbench = plain_workbench
-    workbench.open_file("README.md")  # activates the extension (onLanguage:markdown)
-    workbench.open_file(".github/workflows/ci.yml")
-    # Long enough for the extension to activate, look for a lait.config.yml and check both files.
-    deadline = time.monotonic() + 8
-    while time.monotonic() < deadline:
-        assert lait_items(workbench) == [], workbench.status_texts()
-        assert not any("lait" in t.lower() for t in workbench.notifications()), workbench.notifications()
-        time.sleep(0.25)
-    assert plain.starts() == 0  # lait-ls never ran
-    # No lait view in the activity bar, no graph button on the CI workflow.
-    assert workbench.page.locator(".activitybar .action-item[aria-label^='lait']").count() == 0
-    assert workbench.page.locator(".editor-actions [aria-label='Show workflow graph']").count() == 0
-    # The extension was active all along: a lait.config.yml created in the folder starts lait-ls.
-    (plain.folder / "lait.config.yml").write_text("default:\n  model: m\n", encoding="utf-8")
-    wait_for("lait-ls to start once lait applies", lambda: plain.starts() >= 1, 30)
+def lait_toasts(workbench: Workbench) -> list[str]:
+    return [t for t in workbench.notifications() if "lait" in t.lower()]
+
+
+def toast_buttons(workbench: Workbench, containing: str) -> list[str]:
+    toast = workbench.page.locator(".notifications-toasts .notification-toast", has_text=containing).first
+    found: list[str] = toast.locator(".monaco-button").all_inner_texts()
+    return [b.strip() for b in found]
+
+
+def output_channels(workbench: Workbench) -> list[str]:
+    """The names of the output channels, as "Output: Show Output Channels..." lists them."""
+    workbench.run_command("Output: Show Output Channels...")
+    shown = workbench.wait_quick_input("the list of output channels", lambda q: len(q.items) > 0)
+    workbench.escape_all()
+    return [item.split(",")[0].strip() for item in shown.items]
+
+
+class TestNotALaitProject:
+    """A README.md and a CI workflow; its lait.server.path is a broken install."""
+
+    def test_a_folder_that_is_not_a_lait_project_shows_nothing(
+        self, plain: Plain, plain_workbench: Workbench
+    ) -> None:
+        workbench = plain_workbench
+        workbench.open_file("README.md")  # activates the extension (onLanguage:markdown)
+        workbench.open_file(".github/workflows/ci.yml")
+        # Long enough for the extension to activate, look for a lait.config.yml and check both files.
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline:
+            assert lait_items(workbench) == [], workbench.status_texts()
+            assert not any("lait" in t.lower() for t in workbench.notifications()), workbench.notifications()
+            time.sleep(0.25)
+        assert plain.starts() == 0  # lait-ls never ran
+        # No lait view in the activity bar, no graph button on the CI workflow.
+        assert workbench.page.locator(".activitybar .action-item[aria-label^='lait']").count() == 0
+        assert workbench.page.locator(".editor-actions [aria-label='Show workflow graph']").count() == 0
+        # The extension was active all along: a lait.config.yml created in the folder starts lait-ls.
+        (plain.folder / "lait.config.yml").write_text("default:\n  model: m\n", encoding="utf-8")
+        wait_for("lait-ls to start once lait applies", lambda: plain.starts() >= 1, 30)
+
+    def test_a_broken_install_says_why_it_did_not_start(
+        self, plain: Plain, plain_workbench: Workbench
+    ) -> None:
+        """(After the test above made the folder a lait project.)"""
+        workbench = plain_workbench
+        cause = "ModuleNotFoundError: No module named 'lait_ls_no_such_module'"
+        workbench.wait_status(r"^lait stopped$", 60)
+        toast = wait_for(
+            "the message of the failed start",
+            lambda: next((t for t in lait_toasts(workbench) if cause in t), None),
+            30,
+        )
+        assert "did not start" in toast and "(exit status 1)" in toast, toast
+        assert {"Show Output", "Open Settings", "Restart"} <= set(toast_buttons(workbench, cause))
+        # Only that message: not the language client's own ("Pending response rejected", "couldn't create connection").
+        assert len(lait_toasts(workbench)) == 1, lait_toasts(workbench)
+        # "Show Output" opens the one output channel, with the traceback in it.
+        workbench.page.locator(".notifications-toasts .notification-toast", has_text=cause).first.hover()
+        workbench.page.locator(
+            ".notifications-toasts .notification-toast .monaco-button", has_text="Show Output"
+        ).first.click()
+        text = workbench.page.locator(".part.panel .view-lines")
+        wait_for(
+            "the traceback in the output channel",
+            lambda: "Traceback (most recent call last)" in text.inner_text().replace("\u00a0", " "),
+            15,
+        )
+        assert cause in text.inner_text().replace("\u00a0", " ")
+        assert [name for name in output_channels(workbench) if "lait" in name.lower()] == ["lait"]
+
+
+@dataclass
+class Project:
+    workbench: Workbench
+    workspace: Path
+    marker: str
+    llm: ScriptedOpenAIServer
+
+
+@pytest.fixture(scope="class")
+def project(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    home = tmp_path_factory.mktemp("vscode-health")
+    marker = uuid.uuid4().hex
+    with ScriptedOpenAIServer() as llm:
+        workspace = home / "project"
+        prepare_project(workspace, llm.url)
+        settings = {"lait.server.path": str(lait_ls_wrapper(home / "bin", marker)), "lait.debounce": 50}
+        with code_server(home, workspace, vsix, settings, {}) as workbench:
+            workbench.wait_status(READY)
+            yield Project(workbench, workspace, marker, llm)
+    wait_for("no process of lait-ls left", lambda: not running_with_marker(marker), 15)
+
+
+@pytest.fixture
+def workbench(project: Project, request: pytest.FixtureRequest) -> Iterator[Workbench]:
+    yield project.workbench
+    screenshot_if_failed(request, project.workbench)
+    project.workbench.escape_all()
+
+
+READY = r"^lait \d+\.\d+\.\d+ · lait\.config\.yml$"
+
+
+def server_pid(project: Project) -> int | None:
+    """The lait-ls process (the wrapper execs Python; its jq workers carry the marker too)."""
+    for pid in running_with_marker(project.marker):
+        try:
+            if b"lait_ls.server" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+        except OSError:
+            continue
+    return None
+
+
+class TestLaitProject:
+    """The example project with a working lait-ls."""
+
+    def test_a_server_killed_again_and_again_shows_stopped_with_restart(
+        self, project: Project, workbench: Workbench
+    ) -> None:
+        workbench.open_file("workflows/triage.yml")
+        killed: list[int] = []
+        for _ in range(5):
+            workbench.wait_status(READY, 60)
+            pid = wait_for("the lait-ls process", lambda: server_pid(project), 30)
+            assert pid not in killed
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+            # The item leaves "ready" at once (restarting, or stopped after the fifth).
+            workbench.wait_status(r"^lait (starting|stopped)$", 30)
+        workbench.wait_status(r"^lait stopped$", 60)
+        assert server_pid(project) is None  # not restarted a sixth time
+        toast = wait_for(
+            "the stopped message",
+            lambda: next((t for t in lait_toasts(workbench) if "stopped" in t), None),
+            20,
+        )
+        assert "killed by SIGKILL" in toast, toast
+        assert toast_buttons(workbench, "lait-ls stopped")[:1] == ["Restart"]
+        # One message, not the client's stack ("crashed 5 times", "Server initialization failed", ...).
+        assert len(lait_toasts(workbench)) == 1, lait_toasts(workbench)
+        # The status item's menu offers Restart too.
+        workbench.page.locator(".statusbar-item", has_text="lait stopped").first.click()
+        menu = workbench.wait_quick_input("the status menu", lambda q: len(q.items) >= 3)
+        # (an item's label starts with its icon's name: "debug-restart  Restart lait-ls")
+        titles = [i.split(",")[0].split("  ")[-1] for i in menu.items]
+        assert titles[:3] == ["Restart lait-ls", "Show output", "Open settings"], menu
+        assert "Trust this workspace" not in titles  # trusted: nothing to trust
+        workbench.press("Enter")  # the first item
+        workbench.wait_status(READY, 60)
+        assert server_pid(project) is not None

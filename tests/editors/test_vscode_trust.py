@@ -11,6 +11,7 @@ usual discovery, which then picks the workspace's.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,9 +99,23 @@ def test_not_found_names_the_places_tried_until_a_restart_finds_it(
     ], toast
     assert "(Restricted Mode: lait-ls is not taken from the workspace" in toast
     assert trust.started() == []  # not the workspace's .venv/bin/lait-ls, which is right there
-    # The user installs lait where their login shell finds it and restarts the server.
+    # A warning with what fixes it, not an endless spinner.
+    buttons = workbench.page.locator(
+        ".notifications-toasts .notification-toast", has_text="lait-ls was not found"
+    ).first.locator(".monaco-button")
+    assert [b.strip() for b in buttons.all_inner_texts()] == ["Open Settings", "Retry", "Trust Workspace"]
+    assert (
+        workbench.page.locator(
+            ".notifications-toasts .notification-toast .monaco-progress-container.active"
+        ).count()
+        == 0
+    )
+    # The user installs lait where their login shell finds it and presses Retry.
     lait_ls_wrapper(trust.user_bin, trust.marker, note=trust.ran)
-    workbench.run_command("lait: Restart language server")
+    workbench.page.locator(
+        ".notifications-toasts .notification-toast", has_text="lait-ls was not found"
+    ).first.hover()
+    buttons.filter(has_text="Retry").first.click()
     workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml · restricted$")
     wait_for(
         "the not-found notification to close",
@@ -149,6 +164,12 @@ def test_granting_trust_restarts_with_the_usual_discovery(trust: Trust, workbenc
     venv_ls = str(trust.workspace / ".venv" / "bin" / "lait-ls")
     wait_for("the workspace's lait-ls to start", lambda: venv_ls in trust.started(), 30)
     workbench.wait_status(r"^lait \d+\.\d+\.\d+ · lait\.config\.yml$")
+    # The workspace's lait.server.path now counts, and the restart already used it: nothing asks to
+    # restart again.
+    time.sleep(3)
+    assert not any("restart the language server" in t for t in workbench.notifications()), (
+        workbench.notifications()
+    )
     workbench.open_file("workflows/broken.yml")
     problems = wait_for("the lint of broken.yml", lambda: workbench.problems(), 30)
     assert [(p.code, p.line, p.column) for p in problems] == [("LAIT319", 4, 12)]

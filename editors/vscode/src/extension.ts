@@ -2,12 +2,16 @@
 // requests, runs workflows/agents from the lenses, and shows progress, output and status.
 // Everything that decides *what* to ask or print lives in the vscode-free modules.
 
-import { execFile } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
 import {
+  CloseAction,
+  ErrorAction,
   LanguageClient,
+  RevealOutputChannelOn,
+  State,
   WorkDoneProgress,
   type ClientCapabilities,
   type LanguageClientOptions,
@@ -33,9 +37,9 @@ import type { GraphResult } from "./graphPage";
 import { collectRun, targetForFile } from "./runForm";
 import type { RunNode } from "./runTree";
 import { openOutput, openTrace, reveal, RunView, VIEW_ID } from "./runView";
+import { ACTION_TITLES, CrashPolicy, healthView, menuItems, startFailure, StderrTail, type Health, type MenuAction } from "./health";
 import { enableSetting, isLaitFile, shouldStart } from "./laitFiles";
 import { findServer, type ServerSearch } from "./serverPath";
-import { statusView } from "./statusText";
 import { vscodeUi } from "./vscodeUi";
 
 /** Why runs are off in Restricted Mode (the warning and the status bar tooltip). */
@@ -53,6 +57,15 @@ const dialogs = new DialogQueue();
 const progressOf = new Map<string, vscode.Progress<{ message?: string }>>();
 let runCounter = 0;
 let runView: RunView;
+
+/** The language client, whose own notifications ("couldn't create connection", "Pending response
+ * rejected", "crashed 5 times") are left out: the status item and one message of the extension's
+ * say what happened, with lait-ls's stderr; the client's words still go to the output channel. */
+class QuietClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
 
 class LaitCapability implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
@@ -144,31 +157,113 @@ function loginShellPath(): Promise<string> {
   });
 }
 
-/** What is wrong with starting lait-ls, shown until a later start succeeds. */
-let problem: { dismiss: () => void } | undefined;
+/** The language server's state as the status bar item shows it (health.ts). */
+let health: Health = { state: "starting" };
+/** Crashes of a server that was running: restarted a few times, then given up on. */
+const crashes = new CrashPolicy();
+/** The lait-ls process of the current client: its stderr tail, how it ended, when it closed. */
+let serverProcess: { tail: StderrTail; exit?: { code: number | null; signal: string | null }; closed: Promise<void>; reported: boolean } | undefined;
+/** Set while the extension itself stops the client (restart, lait.enable: never, deactivate). */
+let stopping = false;
 
-function showProblem(message: string): void {
-  problem?.dismiss();
-  // A progress notification (not showErrorMessage) so that it can be closed when the server starts.
-  let dismiss = (): void => undefined;
-  const closed = new Promise<void>((resolve) => (dismiss = resolve));
-  problem = { dismiss };
-  void vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `lait: ${message}`, cancellable: true },
-    async (progress, token) => {
-      progress.report({ increment: 0 }); // no moving bar: nothing is in progress
-      token.onCancellationRequested(() => dismiss());
-      await closed;
-    },
-  );
+function setHealth(next: Health): void {
+  health = next;
+  const view = healthView(health, folders(), vscode.workspace.isTrusted ? undefined : RESTRICTED_RUNS);
+  statusItem.text = view.text;
+  statusItem.tooltip = view.tooltip;
+  statusItem.backgroundColor =
+    view.tone === "error"
+      ? new vscode.ThemeColor("statusBarItem.errorBackground")
+      : view.tone === "warning"
+        ? new vscode.ThemeColor("statusBarItem.warningBackground")
+        : undefined;
+  statusItem.show();
 }
 
-function clearProblem(): void {
-  problem?.dismiss();
-  problem = undefined;
+/** The status item's menu: Restart, Show output, Open settings (and Trust in Restricted Mode). */
+async function statusMenu(): Promise<void> {
+  const items = menuItems(vscode.workspace.isTrusted);
+  const view = healthView(health, folders(), vscode.workspace.isTrusted ? undefined : RESTRICTED_RUNS);
+  const chosen = await vscode.window.showQuickPick(items, { title: `lait: ${view.tooltip.split("\n")[0]}`, placeHolder: "lait-ls" });
+  if (chosen !== undefined) await runAction(chosen.action);
 }
+
+async function runAction(action: MenuAction): Promise<void> {
+  switch (action) {
+    case "restart":
+    case "retry":
+      await vscode.commands.executeCommand("lait.restartServer");
+      break;
+    case "output":
+      output.show();
+      break;
+    case "settings":
+      await vscode.commands.executeCommand("workbench.action.openSettings", "lait.");
+      break;
+    case "trust":
+      await vscode.commands.executeCommand("workbench.trust.manage");
+      break;
+  }
+}
+
+/** One notification with the actions that can fix it (a warning: the status item stays the truth). */
+function notify(message: string, actions: MenuAction[]): void {
+  const titles = actions.map((a) => ACTION_TITLES[a]);
+  void vscode.window.showWarningMessage(`lait: ${message}`, ...titles).then((choice) => {
+    const action = actions.find((a) => ACTION_TITLES[a] === choice);
+    if (action !== undefined) void runAction(action);
+  });
+}
+
+function trustAction(): MenuAction[] {
+  return vscode.workspace.isTrusted ? [] : ["trust"];
+}
+
+/** A start that failed: the process's own words (its stderr) in the status item and one message. */
+async function reportStartFailure(command: string, error?: string): Promise<void> {
+  const proc = serverProcess;
+  if (proc !== undefined) {
+    if (proc.reported) return;
+    proc.reported = true;
+    // stderr may still be arriving when the connection closes: wait for the process to end.
+    await Promise.race([proc.closed, new Promise((resolve) => setTimeout(resolve, 2000))]);
+  }
+  const message = startFailure(command, proc?.exit, proc?.tail ?? new StderrTail(), error);
+  output.appendLine(`lait: ${message}`);
+  setHealth({ state: "stopped", reason: message });
+  notify(message, ["output", "settings", "restart", ...trustAction()]);
+}
+
+function spawnServer(command: string, args: string[], cwd: string | undefined): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const tail = new StderrTail();
+    let closed = (): void => undefined;
+    const proc: NonNullable<typeof serverProcess> = { tail, closed: new Promise<void>((resolve) => (closed = resolve)), reported: false };
+    serverProcess = proc;
+    const child = spawn(command, args, { cwd, env: process.env, stdio: "pipe" });
+    child.stderr.setEncoding("utf8");
+    // The language client copies stderr into the same output channel; the tail is for messages.
+    child.stderr.on("data", (chunk: string) => tail.push(chunk));
+    child.on("exit", (code, signal) => (proc.exit = { code, signal }));
+    child.on("close", () => closed());
+    child.once("spawn", () => resolve(child));
+    child.once("error", (error) => {
+      closed();
+      reject(error);
+    });
+  });
+}
+
+/** The settings lait-ls is started with, as one string; and the value the current start used. */
+function serverSettings(): string {
+  const config = vscode.workspace.getConfiguration("lait");
+  return JSON.stringify([config.get("server.path"), config.get("server.args"), config.get("diagnostics.workspace"), vscode.workspace.isTrusted]);
+}
+let startedWith = "";
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
+  setHealth({ state: "starting" });
+  startedWith = serverSettings();
   const config = vscode.workspace.getConfiguration("lait");
   const trusted = vscode.workspace.isTrusted;
   const search: ServerSearch = {
@@ -190,23 +285,20 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   if ("error" in found) {
     output.appendLine(`lait: ${found.error}`);
     for (const file of found.tried) output.appendLine(`    tried ${file}`);
-    statusItem.text = "$(error) lait-ls not found";
-    statusItem.tooltip = `${found.error}\n(click for the list of places tried)`;
-    statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
-    statusItem.show();
-    showProblem(`${found.error}. Then run "lait: Restart language server".`);
+    setHealth({ state: "notFound", reason: found.error });
+    notify(found.error, ["settings", "retry", ...trustAction()]);
     return;
   }
-  output.appendLine(`lait: starting ${found.command} (from ${found.source})`);
+  const command = found.command;
+  output.appendLine(`lait: starting ${command} (from ${found.source})`);
   // Runs started from the editor use the server's working directory for shell tools, `run:` steps
   // and `write:` paths, as `lait run` uses the shell's: start it in the (first) workspace folder.
   // In Restricted Mode (no runs) it starts in the home folder, so nothing resolves from the workspace.
   const cwd = trusted ? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath : os.homedir();
-  const serverOptions: ServerOptions = {
-    command: found.command,
-    args: config.get<string[]>("server.args") ?? [],
-    options: cwd ? { cwd } : undefined,
-  };
+  const args = config.get<string[]>("server.args") ?? [];
+  // The extension spawns lait-ls itself, so that its stderr is at hand for the messages.
+  const serverOptions: ServerOptions = () => spawnServer(command, args, cwd);
+  let c: LanguageClient;
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: "file", language: "yaml" },
@@ -217,9 +309,44 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     // on save; closed files come from the workspace pull.
     diagnosticPullOptions: { onChange: true, onSave: true },
     synchronize: { configurationSection: "lait" },
-    outputChannelName: "lait-ls",
+    // One output channel: the run log, the client's messages and lait-ls's stderr.
+    outputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    initializationFailedHandler: () => false,
+    errorHandler: {
+      error: (_error, _message, count) => ({ action: (count ?? 0) < 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
+      closed: async () => {
+        if (stopping) return { action: CloseAction.DoNotRestart, handled: true };
+        const wasRunning = c.state === State.Running;
+        if (!wasRunning) {
+          await reportStartFailure(command);
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        const proc = serverProcess;
+        await Promise.race([proc?.closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+        const how = proc?.exit?.signal ? `killed by ${proc.exit.signal}` : `exit status ${proc?.exit?.code ?? "unknown"}`;
+        const cause = proc?.tail.cause();
+        const said = cause === undefined ? "" : `: ${cause}`;
+        output.appendLine(`lait: lait-ls ended (${how})${said}`);
+        if (crashes.crashed(Date.now())) {
+          // A new client rather than the language client's own restart: one start path, whose
+          // failure is reported like any other.
+          setHealth({ state: "starting", why: `restarting after it ended (${how})` });
+          setTimeout(() => {
+            if (client !== c) return;
+            client = undefined;
+            void startClient(context);
+          }, 0);
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        const reason = `it ended ${crashes.count()} times in 3 minutes (last: ${how}${said}) and is not restarted`;
+        setHealth({ state: "stopped", reason });
+        notify(`lait-ls stopped: ${reason}.`, ["restart", "output"]);
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    },
   };
-  const c = new LanguageClient("lait", "lait-ls", serverOptions, clientOptions);
+  c = new QuietClient("lait", "lait-ls", serverOptions, clientOptions);
   c.registerFeature(new LaitCapability());
   const connection: Connection = {
     onRequest: (method, handler) => c.onRequest(method, (params: unknown, token) => handler(params as never, token)),
@@ -244,15 +371,10 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   try {
     await c.start();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    output.appendLine(`lait: lait-ls did not start: ${message}`);
-    statusItem.text = "$(error) lait-ls failed";
-    statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
-    statusItem.show();
-    showProblem(`${found.command} did not start: ${message}`);
+    if (client !== c || stopping) return;
+    await reportStartFailure(command, error instanceof Error ? error.message : String(error));
     return;
   }
-  clearProblem();
   await refreshStatus();
 }
 
@@ -268,11 +390,8 @@ async function refreshStatus(): Promise<void> {
   } catch {
     status = undefined; // an older server without lait/status: the version alone
   }
-  const view = statusView(version, status ?? undefined, folders());
-  statusItem.text = vscode.workspace.isTrusted ? view.text : `${view.text} · $(shield) restricted`;
-  statusItem.tooltip = vscode.workspace.isTrusted ? view.tooltip : `${view.tooltip}\n${RESTRICTED_RUNS}`;
-  statusItem.backgroundColor = view.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
-  statusItem.show();
+  if (client !== c || !c.isRunning()) return; // stopped or replaced meanwhile: not this one's state
+  setHealth({ state: "ready", version, status: status ?? undefined });
 }
 
 function activeTarget(kind: RunKind | undefined): RunTarget | undefined {
@@ -379,15 +498,36 @@ async function runAgain(node: RunNode | undefined): Promise<void> {
   await execute(c, { ...node.params }, node.name, node.dryRun);
 }
 
-async function restart(context: vscode.ExtensionContext): Promise<void> {
-  if (client !== undefined) {
-    const old = client;
-    client = undefined;
+/** The restart in progress, if any. */
+let restarting: Promise<void> | undefined;
+
+function restart(context: vscode.ExtensionContext): Promise<void> {
+  const previous = restarting;
+  const run = (async () => {
+    await previous?.catch(() => undefined);
+    crashes.reset();
+    await stopCurrent();
+    await startClient(context);
+  })();
+  restarting = run;
+  const done = (): void => {
+    if (restarting === run) restarting = undefined;
+  };
+  run.then(done, done);
+  return run;
+}
+
+/** Stops the current client, if any, without its close counting as a crash. */
+async function stopCurrent(): Promise<void> {
+  const old = client;
+  client = undefined;
+  if (old === undefined) return;
+  stopping = true;
+  try {
     await old.stop().catch(() => undefined);
+  } finally {
+    stopping = false;
   }
-  statusItem.backgroundColor = undefined;
-  statusItem.text = "$(sync~spin) lait";
-  await startClient(context);
 }
 
 /** Whether lait-ls was started in this window (it starts once lait applies, see laitFiles.ts). */
@@ -433,9 +573,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   output = vscode.window.createOutputChannel("lait");
   log = new RunLog((text) => output.append(text));
   runView = new RunView();
-  statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
-  statusItem.command = "lait.showOutput";
-  statusItem.text = "$(sync~spin) lait";
+  statusItem = vscode.window.createStatusBarItem("lait.status", vscode.StatusBarAlignment.Right, 100);
+  statusItem.name = "lait";
+  statusItem.command = "lait.statusMenu";
   context.subscriptions.push(
     output,
     statusItem,
@@ -445,6 +585,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lait.runTest", (arg: unknown) => run(arg, "test", false)),
     vscode.commands.registerCommand("lait.runEval", (arg: unknown) => run(arg, "eval", false)),
     vscode.commands.registerCommand("lait.showOutput", () => output.show()),
+    vscode.commands.registerCommand("lait.statusMenu", () => statusMenu()),
     vscode.commands.registerCommand("lait.restartServer", () => {
       started = true; // asked for: start it whether or not lait applies here
       void vscode.commands.executeCommand("setContext", "lait.active", true);
@@ -505,10 +646,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       if (!started) return;
       if (event.affectsConfiguration("lait.server") || event.affectsConfiguration("lait.diagnostics")) {
-        // The server path and the diagnostics mode are read when lait-ls starts.
-        void vscode.window.showInformationMessage("lait: restart the language server to use the new setting?", "Restart").then((choice) => {
+        // The server path and the diagnostics mode are read when lait-ls starts. A change that a
+        // restart in progress already picks up (granting trust makes the workspace's settings
+        // count and restarts) asks nothing.
+        void (async () => {
+          await restarting;
+          if (serverSettings() === startedWith) return;
+          const choice = await vscode.window.showInformationMessage("lait: restart the language server to use the new setting?", "Restart");
           if (choice) void vscode.commands.executeCommand("lait.restartServer");
-        });
+        })();
       }
     }),
   );
@@ -525,16 +671,10 @@ function watchConfigFiles(context: vscode.ExtensionContext): vscode.Disposable {
 async function stopClient(): Promise<void> {
   started = false;
   void vscode.commands.executeCommand("setContext", "lait.active", false);
-  clearProblem();
   statusItem.hide();
-  const old = client;
-  client = undefined;
-  if (old !== undefined) await old.stop().catch(() => undefined);
+  await stopCurrent();
 }
 
 export async function deactivate(): Promise<void> {
-  clearProblem();
-  if (client !== undefined) {
-    await client.stop();
-  }
+  await stopCurrent();
 }
