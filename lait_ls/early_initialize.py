@@ -113,13 +113,41 @@ def cache_key(params: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:40]
 
 
-def read_remembered(key: str) -> dict[str, Any] | None:
-    path = cache_dir() / f"initialize-{key}.json"
+def private_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a real directory (not a symlink) of this user's that nobody else can
+    write: only then is an answer read from it or written, and old ones pruned in it."""
     try:
-        with open(path, "rb") as f:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(st.st_mode)
+        and st.st_uid == os.geteuid()
+        and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def read_remembered(key: str) -> dict[str, Any] | None:
+    """The answer remembered under ``key``: a regular file of this user's (a FIFO, a symlink or a
+    device is no answer and never blocks the start), at most :data:`MAX_CACHED` bytes."""
+    folder = cache_dir()
+    if not private_folder(folder):
+        return None
+    path = folder / f"initialize-{key}.json"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(MAX_CACHED + 1)
     except OSError:
         return None
+    finally:
+        os.close(fd)
     if len(data) > MAX_CACHED:
         return None
     try:
@@ -133,11 +161,18 @@ def remember(key: str, result: dict[str, Any]) -> None:
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not private_folder(folder):  # a symlink, another user's, writable by others: leave it be
+            log.info("not remembering the initialize answer: %s is not a private folder", folder)
+            return
         fd, tmp = tempfile.mkstemp(prefix=".initialize-", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(result, f)
         os.replace(tmp, folder / f"initialize-{key}.json")
-        entries = sorted(folder.glob("initialize-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        entries = sorted(
+            (p for p in folder.glob("initialize-*.json") if p.is_file() and not p.is_symlink()),
+            key=lambda p: p.stat().st_mtime,
+            reverse=True,
+        )
         for old in entries[KEEP:]:
             old.unlink(missing_ok=True)
     except (OSError, TypeError, ValueError) as exc:

@@ -185,3 +185,34 @@ def test_the_entry_point_imports_only_the_standard_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_fifo_in_place_of_the_answer_never_blocks_the_start(tmp_path: Path) -> None:
+    session(tmp_path, {})
+    [path] = remembered(tmp_path)
+    right = json.loads(path.read_text())
+    path.unlink()
+    os.mkfifo(path)  # nobody writes it: an open() without O_NONBLOCK would wait forever
+    messages, _ = session(tmp_path, {})
+    assert answers(messages, 1)[0]["result"] == right  # pygls's own answer, in time
+    assert "LAIT309" in published_codes(messages)
+
+
+def test_a_shared_or_symlinked_cache_folder_is_neither_read_nor_written(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    keep = [elsewhere / f"initialize-{i:02d}.json" for i in range(20)]  # more than KEEP: no pruning
+    for p in keep:
+        p.write_text('{"capabilities": {"hoverProvider": false}}')
+    (tmp_path / "cache" / "lait").mkdir(parents=True)
+    (tmp_path / "cache" / "lait" / "ls").symlink_to(elsewhere)
+    messages, _ = session(tmp_path, {})
+    assert answers(messages, 1)[0]["result"]["capabilities"].get("hoverProvider") is True
+    assert sorted(elsewhere.iterdir()) == keep  # nothing written there, nothing deleted
+    (tmp_path / "cache" / "lait" / "ls").unlink()
+    shared = tmp_path / "cache" / "lait" / "ls"
+    shared.mkdir()
+    shared.chmod(0o777)
+    (shared / "planted.json").write_text("{}")
+    session(tmp_path, {})
+    assert sorted(p.name for p in shared.iterdir()) == ["planted.json"]  # others can write it: unused
