@@ -72,6 +72,8 @@ class LaitServer(LanguageServer):
         self.debounce = DEFAULT_DEBOUNCE
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.open_uris: set[str] = set()
+        self.had_findings: dict[str, bool] = {}
+        """Per open document: whether its last publish had diagnostics."""
         self.pull_diagnostics = False
         """Pull mode (initialization option ``diagnostics: "pull"``): nothing is published, see
         :mod:`lait_ls.features.pull_diagnostics`."""

@@ -23,6 +23,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from lait_core.diagnostics import Diagnostic
 from lait_core.gcpause import GcHold
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
+from lait_core.source import reads
 from lait_core.source.files import Loaded
 
 log = logging.getLogger("lait-ls")
@@ -66,6 +68,8 @@ class LintWorker:
         """Jobs begun (for tests and logs)."""
         self.cancelled = 0
         """Jobs stopped part-way because they went stale."""
+        self.read_by: dict[str, frozenset[str]] = {}
+        """Per document path (absolute): the files its last finished lint read or looked for."""
 
     def invalidate(self, path: Path | None) -> None:
         """Forget what the worker's linter cached about ``path`` (None: everything), before its next job."""
@@ -78,7 +82,15 @@ class LintWorker:
         """``then(diagnostics of text)``, both on the thread (None when the lint was cancelled).
         Cancelling the awaiting task cancels the lint. The garbage collector stays paused until the
         awaiting task's current step is over (it publishes the diagnostics)."""
-        job = _Job(lambda: then(self.linter.lint_text(text, path, kind)), f"lint of {path}", GcHold())
+
+        def work() -> T:
+            looked: set[str] = {os.path.abspath(path)}
+            with reads.recording(looked):
+                diags = self.linter.lint_text(text, path, kind)
+            self.read_by[os.path.abspath(path)] = frozenset(looked)
+            return then(diags)
+
+        job = _Job(work, f"lint of {path}", GcHold())
         result: T | None = await self._submit(job)
         return result
 

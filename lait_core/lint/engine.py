@@ -195,6 +195,10 @@ class Linter:
     def foreign_enabled(self, path: Path) -> bool:
         return bool(getattr(getattr(self.config_for(path).config, "lint", None), "foreign", True))
 
+    def loaded_configs(self) -> dict[str, LoadedConfig]:
+        """The configs loaded so far, by project config path ("" or ``<mode>``: no project file)."""
+        return dict(self._configs)
+
     def config_files(self) -> list[str]:
         """The config files this linter has loaded (global and project), absolute."""
         return sorted(

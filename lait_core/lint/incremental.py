@@ -16,6 +16,11 @@ change) keeps what it finished.
 
 A stamp is whatever the caller's ``stamp`` function returns for a path (by default the file's
 modification time, size and inode; an editor uses the text of its open buffers).
+
+An edited config re-checks only the files whose findings may depend on what changed
+(:mod:`lait_core.lint.config_changes`: the files that mention a name whose definition changed);
+anything else every file depends on (``default:``, ``lint:``, a config that does not load) starts
+over.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lait_core.documents.config import ConfigError, ConfigMode, global_config_path
+from lait_core.lint.config_changes import changes_since, may_depend
 from lait_core.lint.discovery import discover
 from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
 from lait_core.source import reads
@@ -75,6 +81,8 @@ class IncrementalLinter:
         """The stamps taken during the current lint (each path's stamp is taken once per lint)."""
         self._read_stamps: dict[str, Stamp] = {}
         """Every file the linter read (its document cache may hold it), stamped before the read."""
+        self._texts: dict[str, str | None] = {}
+        """The text of every file the linter read, as read (what a config change is looked for in)."""
         self._linter = Linter(self.options, reader=self._read)
         self._entries: dict[str, _Entry] = {}
         self._files: frozenset[str] = frozenset()
@@ -90,6 +98,7 @@ class IncrementalLinter:
         self._entries.clear()
         self._configs.clear()
         self._read_stamps.clear()
+        self._texts.clear()
 
     def _stamp(self, path: str) -> Stamp:
         found = self._memo.get(path)
@@ -102,7 +111,9 @@ class IncrementalLinter:
         linted shows in the next lint's stamps instead of being hidden by a later stamp)."""
         key = os.path.abspath(path)
         self._read_stamps[key] = self._stamp(key)
-        return (self.reader or read_source)(path)
+        loaded = (self.reader or read_source)(path)
+        self._texts[key] = loaded.text
+        return loaded
 
     def lint_paths(self, paths: list[str]) -> Outcome:
         with self._lock:
@@ -122,9 +133,11 @@ class IncrementalLinter:
     def _lint_paths(self, paths: list[str]) -> Outcome:
         stamp = self._stamp
         files = frozenset(os.path.abspath(p) for p in discover(paths))
-        if files != self._files or any(stamp(p) != s for p, s in self._configs.items()):
-            # A created or deleted file, or another config: start over (what a file's lint looked
-            # for is recorded, but a created file can matter to checks that do not say so).
+        changed_configs = {p for p, s in self._configs.items() if stamp(p) != s}
+        if files != self._files or (changed_configs and not self._keep_independent(changed_configs)):
+            # A created or deleted file, or a config change every file may depend on: start over
+            # (what a file's lint looked for is recorded, but a created file can matter to checks
+            # that do not say so).
             self._reset()
             self._files = files
         linter = self._linter
@@ -154,6 +167,26 @@ class IncrementalLinter:
         result = linter.lint_paths(paths, lint_file=lint_file)
         self._configs = self._config_stamps()
         return Outcome(result, linted)
+
+    def _keep_independent(self, changed: set[str]) -> bool:
+        """After an edit of the ``changed`` config files: drop the entries of the files that may
+        depend on what changed and keep the others (False: every file may, start over)."""
+        linter = self._linter
+        old = linter.loaded_configs()
+        for path in changed:
+            linter.invalidate(Path(path))  # configs and documents: reloaded as needed
+        changes = changes_since(old, linter.config_for)
+        if changes is None:
+            return False
+        stamp = self._stamp
+        for key, entry in list(self._entries.items()):
+            texts = [self._texts.get(p) for p in entry.stamps]
+            if any(may_depend(c, key, texts, bool(entry.report.diagnostics)) for c in changes):
+                del self._entries[key]
+            else:
+                for p in changed & entry.stamps.keys():
+                    entry.stamps[p] = stamp(p)
+        return True
 
     def _config_stamps(self) -> dict[str, Stamp]:
         """The stamps of the config files the linter loaded (as they were before it read them) and of

@@ -2,8 +2,10 @@
 the :class:`~lait_ls.lint_worker.LintWorker` thread), with stale runs cancelled -- also a lint
 already in progress, so one slow document never delays another, a hover or the shutdown.
 
-Editing lait.config.yml re-checks every open lait document; saving or changing an agent or a
-child workflow re-checks the other open documents (they may reference it). Other documents see an
+Editing lait.config.yml re-checks the open lait documents whose findings may depend on what changed
+(:mod:`lait_core.lint.config_changes`: those that, or whose child workflows, agents..., mention a
+name whose definition changed; all of them after a change of ``default:``, ``lint:``...); saving or
+changing an agent or a child workflow re-checks the other open documents (they may reference it). Other documents see an
 open one's unsaved text only while it parses: an incomplete edit leaves them with its last good (or
 saved) text (:func:`lait_core.language.kept_results.shown_to_others`).
 
@@ -32,6 +34,7 @@ from lait_ls.convert import severity, to_lsp_range
 from lait_ls.documents import agent_references
 
 if TYPE_CHECKING:
+    from lait_core.documents.config import LoadedConfig
     from lait_core.language.index import FileIndex
     from lait_ls.server import LaitServer
 
@@ -134,6 +137,7 @@ async def publish(ls: LaitServer, uri: str) -> None:
         return
     if result is None or uri not in ls.open_uris or ls.workspace.get_text_document(uri).version != version:
         return  # stale: the next edit's lint publishes
+    ls.had_findings[uri] = bool(result)
     ls.text_document_publish_diagnostics(
         lsp.PublishDiagnosticsParams(uri=uri, diagnostics=result, version=version)
     )
@@ -236,13 +240,40 @@ def _changed(ls: LaitServer, uri: str, *, saved: bool = False) -> None:
     if path is None:
         return
     kind = ls.kind_of(uri)
+    before = ls.linter.loaded_configs() if kind is FileKind.CONFIG else None
     # other files see an incomplete edit's last good (or saved) text, never the broken one
     ls.overlay.set(path, ls.text_of(uri), kind=kind, saved=saved)
     ls.invalidate(path)
     schedule(ls, uri)
     if kind is not None:
-        for other in ls.open_uris - {uri}:
+        others = ls.open_uris - {uri}
+        for other in others if before is None else _config_dependants(ls, before, others):
             schedule(ls, other)
+
+
+def _config_dependants(ls: LaitServer, before: dict[str, LoadedConfig], uris: set[str]) -> set[str]:
+    """The open documents whose findings may differ after a config edit (``before``: the configs
+    loaded until then)."""
+    from lait_core.lint.config_changes import changes_since, may_depend
+
+    try:
+        changes = changes_since(before, ls.linter.config_for)
+    except Exception:  # whatever the config says, the documents are checked again
+        log.debug("comparing the configs failed", exc_info=True)
+        changes = None
+    if changes is None:
+        return uris
+    out: set[str] = set()
+    for uri in uris:
+        path = ls.path_of(uri)
+        read = ls.lint_worker.read_by.get(os.path.abspath(path)) if path is not None else None
+        if path is None or read is None:  # never linted: nothing known about it
+            out.add(uri)
+            continue
+        texts = [ls.overlay.read(Path(p)).text for p in read]
+        if any(may_depend(c, str(path), texts, ls.had_findings.get(uri, True)) for c in changes):
+            out.add(uri)
+    return out
 
 
 def register(server: LaitServer) -> None:
@@ -273,6 +304,7 @@ def register(server: LaitServer) -> None:
             task.cancel()
         path = ls.path_of(uri)
         ls.agent_refs.pop(uri, None)
+        ls.had_findings.pop(uri, None)
         if path is not None:
             ls.overlay.drop(path)
             ls.invalidate(path)

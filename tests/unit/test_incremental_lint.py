@@ -61,7 +61,8 @@ def test_only_changed_files_and_their_dependants_are_linted_again(tmp_path: Path
     (tmp_path / "agents/helper.md").unlink()  # deleted: the set of files changed
     assert lint() == every - {p["agents/helper.md"]}
     (tmp_path / "lait.config.yml").write_text("mcp_servers:\n  ghost: {command: g}\n", encoding="utf-8")
-    assert lint() == every - {p["agents/helper.md"]}
+    # 'fast' went, 'ghost' came: main.yml has findings (its agent is gone), so it may suggest other names
+    assert lint() == {p["main.yml"]}
     assert lint() == set()
 
 
@@ -214,3 +215,60 @@ def test_a_created_replay_folder_is_seen(tmp_path: Path) -> None:
     expected = flat(Linter(OPTIONS).lint_paths(root))
     assert "LAIT706" not in {code for _p, code, *_ in expected}
     assert flat(inc.lint_paths(root).result) == expected
+
+
+MODEL = "[{model_id: m, provider: {base_url: 'http://127.0.0.1:1/v1'}}]"
+
+
+def test_a_config_edit_relints_only_the_files_using_what_changed(tmp_path: Path) -> None:
+    config = tmp_path / "lait.config.yml"
+
+    def write_config(fast: str = "fast", command: str = "gh", default: str = "") -> None:
+        config.write_text(
+            f"models:\n  {fast}: {MODEL}\n  slow: {MODEL}\n"
+            f"mcp_servers:\n  github: {{command: {command}}}\n  files: {{command: fs}}\n"
+            f"agents:\n  helper: agents/helper.md\n{default}",
+            encoding="utf-8",
+        )
+
+    write_config()
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents/helper.md").write_text(
+        "---\nmodel: slow\nmcp: [files]\n---\nHelp.\n", encoding="utf-8"
+    )
+    names = {
+        "fast.yml": "steps:\n  - prompt: hi\n    model: fast\n",
+        "github.yml": "steps:\n  - prompt: hi\n    model: slow\n    mcp: [github]\n",
+        "helper.yml": "steps:\n  - agent: helper\n",
+        "plain.yml": "steps:\n  - jq: .\n",
+    }
+    for name, text in names.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    p = {name: str(tmp_path / name) for name in [*names, "agents/helper.md"]}
+    root = [str(tmp_path)]
+    inc = IncrementalLinter(OPTIONS)
+
+    def lint() -> set[str]:
+        outcome = inc.lint_paths(root)
+        assert flat(outcome.result) == flat(Linter(OPTIONS).lint_paths(root))
+        return outcome.linted
+
+    every = set(p.values())
+    assert lint() == every
+    write_config(fast="quick")  # a rename: fast.yml now names an unknown model
+    assert lint() == {p["fast.yml"]}
+    write_config(fast="quick", command="gh2")  # one server's definition
+    assert lint() == {p["github.yml"]}
+    write_config()  # both back
+    assert lint() == {p["fast.yml"], p["github.yml"]}
+    config.write_text(config.read_text().replace("github:", "gh:"), encoding="utf-8")  # a server renamed
+    assert lint() == {p["github.yml"]}
+    assert any(os.path.abspath(path) == p["github.yml"] for path, *_ in flat(inc.lint_paths(root).result))
+    write_config()
+    assert lint() == {p["github.yml"]}
+    write_config(default="default:\n  model: slow\n")  # what every file may use
+    assert lint() == every
+    write_config(default="default:\n  model: slow\n", command="gh3")  # github is not in default
+    assert lint() == {p["github.yml"]}
+    config.write_text("models: [\n", encoding="utf-8")  # no longer loads
+    assert lint() == every
