@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure lait's cold start against ``python -c pass`` (issue 17 acceptance).
+"""Measure lait's cold start against ``python -c pass`` (targets: docs/performance.md).
 
 Run from anywhere (it finds the repository from its own location)::
 
@@ -54,6 +54,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 OUT_FILE = REPO / "bench" / ".out" / "startup.json"
@@ -240,7 +241,7 @@ def main() -> int:
 
     floor = statistics.median(w for w, _ in samples["python -c pass"])
     targets = {"lait --version": 0.100, "chat: first request leaves lait": 0.250}
-    rows = []
+    rows: list[dict[str, Any]] = []
     print(f"load average {load_before[0]:.1f} -> {load_after[0]:.1f}")
     print(f"{'':45} {'median':>9} {'min':>9} {'- floor':>9} {'/ floor':>8} {'CPU':>9}  target")
     for name, values in samples.items():
@@ -266,13 +267,13 @@ def main() -> int:
                 "target_ms": None if target is None else target * 1000,
             }
         )
-    medians = {row["name"]: row["median_ms"] for row in rows}
+    medians = {row["name"]: (row["median_ms"], row["cpu_median_ms"]) for row in rows}
     if args.before:
-        print(f"\n{'this tree / before (median wall)':45} {'ratio':>9}")
-        for name, median in medians.items():
+        print(f"\n{'this tree / before (medians)':45} {'wall':>9} {'CPU':>9}")
+        for name, (wall, cpu) in medians.items():
             before = medians.get(f"{name} (before)")
             if before:
-                print(f"{name:45} {median / before:8.2f}x")
+                print(f"{name:45} {wall / before[0]:8.2f}x {cpu / before[1]:8.2f}x")
     OUT_FILE.parent.mkdir(parents=True, exist_ok=True)
     OUT_FILE.write_text(
         json.dumps(

@@ -1,5 +1,5 @@
 """The send-ahead path: a single-shot chat's first request, sent before typer, pydantic, asyncio and
-httpx are imported (issue 17).
+httpx are imported (docs/decisions.md, "Command line").
 
 :func:`send_ahead_if_chat` runs first in the ``lait`` console script. It reads argv with a small
 table of the chat options whose effect on the first request it can compute from argv and the

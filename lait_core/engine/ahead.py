@@ -1,5 +1,5 @@
-"""Send a chat's first request ahead, before the rest of lait is imported (issue 17: a chat's first
-request leaves lait within 250 ms of process start).
+"""Send a chat's first request ahead, before the rest of lait is imported (docs/performance.md: a
+chat's first request leaves lait within 250 ms of process start).
 
 A single-shot chat spends most of its start-up importing what it needs to *read* an answer (typer,
 pydantic, asyncio, httpx). When :mod:`lait_cli.quick` can tell from argv and the environment alone
