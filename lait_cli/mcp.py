@@ -24,22 +24,19 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from lait_cli.common import GLOBALS, fail
+from lait_cli.mcp_lock import lock_command
+from lait_cli.mcp_servers import LoadedServers, load_servers, run_interrupted
 from lait_cli.options import ConfigOption, NoConfigOption
 
 if TYPE_CHECKING:
     from lait_cli.terminal import Interrupts
-    from lait_core.documents.models import Config, McpServerConfig
+    from lait_core.documents.models import McpServerConfig
     from lait_core.engine.tools.base import Tool, ToolResult
-
-_T = TypeVar("_T")
 
 mcp_app = typer.Typer(
     name="mcp",
@@ -56,24 +53,6 @@ def register(app: typer.Typer) -> None:
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-
-
-# -- config --------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class LoadedServers:
-    config: Config
-    config_dir: Path
-    """The folder of the project config in use (relative ``cwd:`` values resolve against it), else
-    the current directory."""
-
-
-def load_servers(config: Path | None = None, no_config: bool = False) -> LoadedServers:
-    """The merged config as every command reads it (``--config``, ``--no-config``, given before or
-    after the subcommand; else the upward search plus the global file). Exits 3 on unreadable or
-    invalid files."""
-    from lait_cli.runner import load_cli_config
-
-    return LoadedServers(*load_cli_config(config or GLOBALS.config, no_config or GLOBALS.no_config))
 
 
 def transport(server: McpServerConfig) -> str:
@@ -188,29 +167,6 @@ def list_tools(
     sys.stdout.write(render_tools(tools, allowed))
     count = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
     sys.stderr.write(f"mcp_servers.{name}: {count}; allowed_tools: {allowed_text(allowed)}\n")
-
-
-def run_interrupted(
-    start: Callable[[Interrupts], Coroutine[Any, Any, _T]], interrupted: str = "interrupted"
-) -> _T:
-    """The coroutine ``start(interrupts)`` under the Ctrl-C protocol of the run commands (the first
-    Ctrl-C cancels and closes the server, the second kills its process group and exits 130).
-    Errors exit 1 (130 with ``interrupted`` after Ctrl-C) with one ``lait: <message>`` line."""
-    import asyncio
-
-    from lait_cli.terminal import Interrupts, run_interruptible
-    from lait_core.engine.models import EngineError
-
-    interrupts = Interrupts()
-    try:
-        result = run_interruptible(start(interrupts), interrupts)
-    except (EngineError, asyncio.CancelledError) as exc:
-        if interrupts.sigint:
-            raise fail(interrupted, 130) from None
-        raise fail(str(exc) or "cancelled", 1) from None
-    if interrupts.sigint:
-        raise fail(interrupted, 130)
-    return result
 
 
 def run_fetch(loaded: LoadedServers, name: str) -> list[Tool]:
@@ -405,7 +361,6 @@ def _configured(loaded: LoadedServers, name: str) -> McpServerConfig:
 
 
 # -- lait mcp lock [NAME...] ----------------------------------------------------------------------
-from lait_cli.mcp_lock import lock_command  # noqa: E402  (it uses the helpers above)
 
 mcp_app.command(
     name="lock",

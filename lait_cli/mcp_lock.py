@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from lait_cli.common import fail
-from lait_cli.mcp import load_servers, run_interrupted
+from lait_cli.mcp_servers import load_servers, run_interrupted
 from lait_cli.options import ConfigOption, NoConfigOption
 
 if TYPE_CHECKING:
