@@ -3,7 +3,7 @@
 
 Run from anywhere (it finds the repository from its own location)::
 
-    python3 bench/lint_vs_check_jsonschema.py [--n 50 500] [--runs 5] [--seed 20240601] [--keep]
+    python3 bench/lint_vs_check_jsonschema.py [--n 50 1000] [--runs 5] [--seed 20240601] [--keep]
 
 What it does (details in bench/README.md):
 
@@ -14,7 +14,9 @@ What it does (details in bench/README.md):
 2. Times both tools' whole job as subprocesses, ``--runs`` times each, alternating which tool goes
    first: ``lait lint --no-config <project dir>`` against ``check-jsonschema --schemafile
    schemas/workflow.json <workflows>`` plus ``check-jsonschema --schemafile schemas/agent.json
-   <frontmatters>``. Prints medians and the ratio lait / check-jsonschema.
+   <frontmatters>``, and ``lait lint --jobs 1`` (one process, however many cores) in the same rounds.
+   Prints medians, the ratio lait / check-jsonschema (target <= 0.15 at the largest N on 2 cores,
+   <= 0.5 for one process) and the CPU time per file of the one-process run (target <= 3 ms).
 3. Times in-process linting of a generated 1,000-line and 10,000-line workflow (fresh ``Linter`` each
    run, after one warm-up call), and measures the peak RSS of ``lait lint`` for the largest N.
 4. Prints a table and writes the numbers as JSON to ``bench/.out/lint_vs_check_jsonschema.json``.
@@ -46,7 +48,9 @@ AGENT_SCHEMA = REPO / "schemas" / "agent.json"
 OUT_FILE = REPO / "bench" / ".out" / "lint_vs_check_jsonschema.json"
 
 EXPECTED_CODES = frozenset({"LAIT506"})  # "names were not checked" (no config): expected with --no-config
-RATIO_TARGET = 0.5  # lait / check-jsonschema at the largest N
+RATIO_TARGET = 0.15  # lait (all cores) / check-jsonschema at the largest N, on 2 cores
+SERIAL_RATIO_TARGET = 0.5  # lait --jobs 1 / check-jsonschema at the largest N
+PER_FILE_TARGET_MS = 3.0  # CPU time per file of lait --jobs 1
 IN_PROCESS_TARGETS_MS = {1_000: 30.0, 10_000: 250.0}
 MIN_LINES, MAX_LINES = 30, 120
 AGENTS_PER_WORKFLOW = 5  # N workflows come with N / 5 agents
@@ -876,6 +880,7 @@ class SizeResult:
     expected_findings: dict[str, int]
     lait: list[Timing]
     cjs: list[Timing]
+    serial: list[Timing]  # lait lint --jobs 1
 
     @staticmethod
     def _median(timings: list[Timing], cpu: bool = False) -> float:
@@ -897,6 +902,18 @@ class SizeResult:
     def cpu_ratio(self) -> float:
         return self._median(self.lait, cpu=True) / self._median(self.cjs, cpu=True)
 
+    @property
+    def serial_ratio(self) -> float:
+        return self._median(self.serial) / self.cjs_median
+
+    @property
+    def files(self) -> int:
+        return self.n_workflows + self.n_agents
+
+    @property
+    def serial_cpu_per_file_ms(self) -> float:
+        return self._median(self.serial, cpu=True) * 1000 / self.files
+
     def as_json(self) -> dict[str, Any]:
         return {
             "n_workflows": self.n_workflows,
@@ -914,6 +931,10 @@ class SizeResult:
             "check_jsonschema_cpu_median_ms": round(self._median(self.cjs, cpu=True) * 1000, 2),
             "ratio": round(self.ratio, 3),
             "cpu_ratio": round(self.cpu_ratio, 3),
+            "lait_jobs1_wall_ms": _ms([t.wall_s for t in self.serial]),
+            "lait_jobs1_cpu_ms": _ms([t.cpu_s for t in self.serial]),
+            "jobs1_ratio": round(self.serial_ratio, 3),
+            "jobs1_cpu_per_file_ms": round(self.serial_cpu_per_file_ms, 3),
         }
 
 
@@ -921,21 +942,34 @@ def bench_size(root: Path, n: int, runs: int, seed: int) -> tuple[SizeResult, Co
     corpus = generate_corpus(root / f"n{n}", n, seed)
     expected = verify_clean(corpus)
     lait_cmds, cjs_cmds, env = lait_job(corpus), cjs_job(corpus), cjs_env()
+    serial_cmds = lait_job(corpus, "--jobs", "1")
     run_job(lait_cmds)  # one untimed round each: page cache, .pyc files
     run_job(cjs_cmds, env)
-    lait: list[Timing] = []
-    cjs: list[Timing] = []
+    jobs: dict[str, tuple[list[list[str]], dict[str, str] | None]] = {
+        "lait": (lait_cmds, None),
+        "cjs": (cjs_cmds, env),
+        "serial": (serial_cmds, None),
+    }
+    timings: dict[str, list[Timing]] = {name: [] for name in jobs}
+    order = list(jobs)
     for i in range(runs):
-        if i % 2 == 0:
-            lait.append(run_job(lait_cmds))
-            cjs.append(run_job(cjs_cmds, env))
-        else:
-            cjs.append(run_job(cjs_cmds, env))
-            lait.append(run_job(lait_cmds))
-    result = SizeResult(n, len(corpus.agents), corpus.workflow_lines, corpus.agent_lines, expected, lait, cjs)
+        for name in order[i % 3 :] + order[: i % 3]:  # each tool goes first in turn
+            cmds, job_env = jobs[name]
+            timings[name].append(run_job(cmds, job_env))
+    result = SizeResult(
+        n,
+        len(corpus.agents),
+        corpus.workflow_lines,
+        corpus.agent_lines,
+        expected,
+        timings["lait"],
+        timings["cjs"],
+        timings["serial"],
+    )
     print(
         f"  N={n:<5} lait {result.lait_median * 1000:8.1f} ms   check-jsonschema "
-        f"{result.cjs_median * 1000:8.1f} ms   ratio {result.ratio:.2f} (CPU time: {result.cpu_ratio:.2f})",
+        f"{result.cjs_median * 1000:8.1f} ms   ratio {result.ratio:.2f} (CPU time: {result.cpu_ratio:.2f}); "
+        f"--jobs 1: ratio {result.serial_ratio:.2f}, {result.serial_cpu_per_file_ms:.2f} ms CPU per file",
         flush=True,
     )
     return result, corpus
@@ -1070,14 +1104,16 @@ def print_table(sizes: list[SizeResult], inproc: list[InProcessResult], rss: dic
     print()
     print(
         "| N wf | N agents | lines | lait wall ms, median (min) | check-jsonschema wall ms | ratio "
-        "| lait CPU ms | check-jsonschema CPU ms | CPU ratio |"
+        "| lait CPU ms | check-jsonschema CPU ms | CPU ratio | lait --jobs 1 wall ms | ratio "
+        "| CPU ms per file |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         print(
             f"| {s.n_workflows} | {s.n_agents} | {s.workflow_lines + s.agent_lines:,} "
             f"| {med_min(s.lait)} | {med_min(s.cjs)} | **{s.ratio:.2f}** "
-            f"| {med_min(s.lait, True)} | {med_min(s.cjs, True)} | {s.cpu_ratio:.2f} |"
+            f"| {med_min(s.lait, True)} | {med_min(s.cjs, True)} | {s.cpu_ratio:.2f} "
+            f"| {med_min(s.serial)} | **{s.serial_ratio:.2f}** | {s.serial_cpu_per_file_ms:.2f} |"
         )
     print()
     print(
@@ -1093,18 +1129,27 @@ def print_table(sizes: list[SizeResult], inproc: list[InProcessResult], rss: dic
         )
     print()
     print(
-        f"peak RSS at N={rss['n_workflows']}: lait lint {rss['lait_kib'] / 1024:.1f} MiB, "
+        f"peak RSS at N={rss['n_workflows']} (the largest single process): lait lint {rss['lait_kib'] / 1024:.1f} MiB, "
+        f"with --jobs 1 {rss['lait_jobs1_kib'] / 1024:.1f} MiB, "
         f"check-jsonschema {rss['check_jsonschema_kib'] / 1024:.1f} MiB"
     )
     if sizes:
         largest = max(sizes, key=lambda s: s.n_workflows)
         verdict = "met" if largest.ratio <= RATIO_TARGET else "NOT met"
         print(f"ratio target (<= {RATIO_TARGET} at N={largest.n_workflows}): {verdict} ({largest.ratio:.2f})")
+        verdict = "met" if largest.serial_ratio <= SERIAL_RATIO_TARGET else "NOT met"
+        print(
+            f"--jobs 1 ratio target (<= {SERIAL_RATIO_TARGET} at N={largest.n_workflows}): {verdict} "
+            f"({largest.serial_ratio:.2f})"
+        )
+        per_file = largest.serial_cpu_per_file_ms
+        verdict = "met" if per_file <= PER_FILE_TARGET_MS else "NOT met"
+        print(f"--jobs 1 CPU per file (<= {PER_FILE_TARGET_MS:g} ms): {verdict} ({per_file:.2f} ms)")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--n", type=int, nargs="+", default=[50, 500], help="numbers of workflow files")
+    parser.add_argument("--n", type=int, nargs="+", default=[50, 1000], help="numbers of workflow files")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per tool and size")
     parser.add_argument("--seed", type=int, default=20240601, help="generator seed")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (path is printed)")
@@ -1135,6 +1180,7 @@ def main(argv: list[str] | None = None) -> int:
         rss = {
             "n_workflows": len(largest.workflows),
             "lait_kib": peak_rss_kib(lait_job(largest)),
+            "lait_jobs1_kib": peak_rss_kib(lait_job(largest, "--jobs", "1")),
             "check_jsonschema_kib": peak_rss_kib(cjs_job(largest), cjs_env()),
         }
         load_after = os.getloadavg()
@@ -1157,6 +1203,8 @@ def main(argv: list[str] | None = None) -> int:
             },
             "subprocess": [s.as_json() for s in sizes],
             "ratio_target": RATIO_TARGET,
+            "jobs1_ratio_target": SERIAL_RATIO_TARGET,
+            "jobs1_cpu_per_file_target_ms": PER_FILE_TARGET_MS,
             "in_process": [r.as_json() for r in inproc],
             "peak_rss": rss,
         }

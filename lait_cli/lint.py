@@ -64,6 +64,15 @@ def lint(
         Path | None,
         typer.Option("--write-baseline", metavar="FILE", help="Record every finding in FILE (exit 0)."),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="Lint in up to N processes (default: one per core; 1: no others).",
+        ),
+    ] = None,
 ) -> None:
     from lait_core.documents.config import ConfigError, ConfigMode
     from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
@@ -89,9 +98,13 @@ def lint(
     if baseline is not None and write_baseline is not None:
         raise fail("--baseline and --write-baseline cannot be used together", 2)
     from lait_core.lint.baseline import BaselineError
+    from lait_core.lint.parallel import available_cores
 
+    if jobs is not None and jobs < 1:
+        raise fail("--jobs must be at least 1", 2)
+    workers = jobs if jobs is not None else available_cores()
     try:
-        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline))
+        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline, jobs=workers))
     except BaselineError as exc:
         raise fail(str(exc), 2) from None
     if fix:
@@ -100,7 +113,7 @@ def lint(
             fix_files(linter, files, only_lait_files=only_lait_files, unsafe=unsafe_fixes)
         except ConfigError as exc:
             raise fail(str(exc), 3) from None
-        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline))
+        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline, jobs=workers))
     try:
         files = [p for p in paths if p != "-"]
         result = linter.lint_paths(files, only_lait_files=only_lait_files) if files else LintResult()

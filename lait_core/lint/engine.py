@@ -61,6 +61,8 @@ class LintOptions:
     """`--select/--extend-select/--ignore` (over each config's `lint:` section)."""
     baseline: Path | None = None
     """`--baseline FILE` (instead of a config's `lint.baseline`)."""
+    jobs: int = 1
+    """Processes that may lint files at once (`lait lint --jobs`); see :mod:`lait_core.lint.parallel`."""
 
 
 @dataclass(slots=True)
@@ -331,9 +333,9 @@ class Linter:
         """Lint files and directories. With ``only_lait_files`` (the pre-commit hook), files that are
         not lait files by content are skipped instead of reported, even when named explicitly.
         ``lint_file`` replaces :meth:`lint_file` for each file (an editor's per-file cache)."""
-        lint_one = lint_file or self.lint_file
         result = LintResult()
         found_configs: list[Path] = []
+        todo: list[Path] = []
         for p in discover(paths):
             path = Path(p)
             if file_kind(path) is FileKind.CONFIG:
@@ -343,7 +345,8 @@ class Linter:
                 continue
             if file_kind(path) is FileKind.FOREIGN and not self.foreign_enabled(path):
                 continue
-            result.reports.append(lint_one(path))
+            todo.append(path)
+        result.reports = self._lint_files(todo, lint_file)
         used = self.config_reports()
         for path in found_configs:
             key = canonical(path)
@@ -353,6 +356,21 @@ class Linter:
                 used[key] = FileReport(_display(str(path)), diags)
         result.reports = list(used.values()) + result.reports
         return result
+
+    def _lint_files(
+        self, paths: list[Path], lint_file: Callable[[Path], FileReport] | None
+    ) -> list[FileReport]:
+        from lait_core.lint.parallel import worker_count
+
+        workers = worker_count(len(paths), self.options.jobs) if lint_file is None else 1
+        if workers == 1:
+            return [(lint_file or self.lint_file)(path) for path in paths]
+        from lait_core.lint.parallel import lint_in_pool
+
+        for path in paths:  # configs and policies load here, in the order a serial run loads them
+            self.workspace_for(path)
+            self.policy_for(path)
+        return list(lint_in_pool(self, paths, workers))
 
 
 def _broken(loaded: LoadedConfig) -> LoadedConfig:
