@@ -364,7 +364,6 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
     """
     import typer.main
 
-    from lait_cli.chat import chat_app
     from lait_cli.command_table import command_names
 
     scan = scan_arguments(args, CHAT_VALUE_OPTIONS)
@@ -383,6 +382,8 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
         return build(app), args
     if subcommand and scan.positional is not None:
         _refuse_mistyped_command(scan.positional, args[scan.index + 1 :], every, CHAT_VALUE_OPTIONS)
+    from lait_cli.chat import chat_app  # only a chat needs the chat command (and what it imports)
+
     return typer.main.get_command(chat_app(command_names())), args
 
 

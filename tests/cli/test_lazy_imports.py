@@ -99,6 +99,20 @@ def test_version_and_lint_do_not_import_heavy_modules(
     assert loaded == []
 
 
+LINT_NEVER = ("lait_cli.chat", "lait_cli.terminal", "multiprocessing")
+"""A small lint needs neither the chat command nor a pool of lint workers."""
+
+
+@pytest.mark.parametrize("args", [["lint", "examples/workflows/release.yml"], ["lint", "examples"]])
+def test_a_small_lint_imports_no_chat_and_starts_no_pool(
+    args: list[str], tmp_path: Path, lait_env: dict[str, str]
+) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    code, _, modules = _run(args, tmp_path, lait_env)
+    assert code in (None, 0)
+    assert [name for name in modules if name.startswith(LINT_NEVER)] == []
+
+
 # -- lazy command registration (lait_cli.lazy) ------------------------------------------------------
 COMMAND_MODULES = {entry.module for entry in COMMANDS.values()}
 
