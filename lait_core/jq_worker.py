@@ -111,9 +111,24 @@ def serve(requests: int, replies: int) -> int:
         _write_all(replies, frame(_encode(reply)))
 
 
+def _limit_memory(limit: int) -> None:
+    """Cap this process's address space (an evaluation beyond it fails or ends the worker)."""
+    if limit <= 0:
+        return
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        return
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``[PARENT_PID [MEMORY_LIMIT_BYTES]]``."""
     args = sys.argv[1:] if argv is None else argv
     _die_with_parent(int(args[0]) if args and args[0].isdigit() else None)
+    if len(args) > 1 and args[1].isdigit():
+        _limit_memory(int(args[1]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when this process ends
     sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
     requests = os.dup(0)

@@ -1,10 +1,10 @@
 """Evaluating a test's assertions against what a run left (docs/testing.md).
 
 Each assertion gives ``None`` (it holds) or the message saying why not. In ``lait test`` they are
-evaluated in order (they are cheap and local: no model is called, so ``llm_judge`` fails as not
-supported); in ``lait eval`` (:func:`check_all_async`) they are evaluated independently, at most 4
-at once, ``llm_judge`` through the judge the caller gives. Either way the report keeps their
-original order.
+evaluated in order (no model is called, so ``llm_judge`` fails as not supported); in ``lait eval``
+they are evaluated independently, at most 4 at once, ``llm_judge`` through the judge the caller
+gives. Either way the report keeps their original order. jq assertions run in the killable jq
+worker of ``lait run``, with a time and a memory limit (:class:`AssertionJq`).
 """
 
 from __future__ import annotations
@@ -54,17 +54,50 @@ def _text_of(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _jq_truthy(expr: str, value: Any) -> tuple[bool, str | None]:
-    from lait_core.jq import JqError, evaluate, is_truthy
-
-    try:
-        return is_truthy(evaluate(expr, value)), None
-    except JqError as exc:
-        return False, str(exc)
+ASSERTION_JQ_SECONDS = 10.0
+"""How long one jq assertion (``jq:``, ``args_jq:``) may evaluate before it fails."""
+ASSERTION_JQ_MEMORY = 2 << 30
+"""Bytes of address space the jq worker of assertions may use (beyond it the evaluation fails)."""
 
 
-def check(assertion: Assertion, text: str, outcome: Outcome) -> str | None:
-    """Why ``assertion`` fails on the output ``text`` (the trajectory is always the whole run)."""
+class AssertionJq:
+    """jq for assertions: the same killable worker processes as ``lait run``
+    (:class:`~lait_core.engine.workflow.jq_eval.JqEvaluator`), each evaluation bounded to
+    :data:`ASSERTION_JQ_SECONDS` and the worker to :data:`ASSERTION_JQ_MEMORY`. An expression that
+    never ends or grows without bound fails its assertion; Ctrl-C and SIGTERM stop it at once."""
+
+    def __init__(
+        self,
+        *,
+        on_spawn: Callable[[int], None] | None = None,
+        seconds: float = ASSERTION_JQ_SECONDS,
+        memory: int = ASSERTION_JQ_MEMORY,
+    ) -> None:
+        from lait_core.engine.workflow.jq_eval import JqEvaluator
+
+        self.seconds = seconds
+        self._evaluator = JqEvaluator(on_spawn=on_spawn, memory_limit=memory)
+
+    async def truthy(self, expr: str, value: Any) -> tuple[bool, str | None]:
+        from lait_core.jq import JqError, is_truthy
+
+        try:
+            result = await asyncio.wait_for(self._evaluator.evaluate(expr, value), self.seconds)
+        except TimeoutError:
+            return False, f"gave up after {self.seconds:g} s (an assertion's jq must finish in time)"
+        except JqError as exc:
+            return False, str(exc)
+        return is_truthy(result), None
+
+    async def aclose(self) -> None:
+        await self._evaluator.aclose()
+
+
+async def check(
+    assertion: Assertion, text: str, outcome: Outcome, jq: AssertionJq, judge: Judge | None = None
+) -> str | None:
+    """Why ``assertion`` fails on the output ``text`` (the trajectory is always the whole run);
+    ``llm_judge`` is graded by ``judge`` (None: not supported, as in ``lait test``)."""
     if isinstance(assertion, Equals):
         expected = _text_of(assertion.value)
         return None if text == expected else f"equals: expected {_short(expected)}, got {_short(text)}"
@@ -75,14 +108,16 @@ def check(assertion: Assertion, text: str, outcome: Outcome) -> str | None:
             else f"contains: {_short(assertion.value)} not found in {_short(text)}"
         )
     if isinstance(assertion, Jq):
-        ok, error = _jq_truthy(assertion.expr, _as_json(text))
+        ok, error = await jq.truthy(assertion.expr, _as_json(text))
         if error is not None:
             return f"jq: {assertion.expr}: {error}"
         return None if ok else f"jq: {assertion.expr} is not truthy on {_short(text)}"
     if isinstance(assertion, LlmJudge):
-        return "llm_judge: not supported in lait test (use lait eval)"
+        if judge is None:
+            return "llm_judge: not supported in lait test (use lait eval)"
+        return await judge(assertion, text)
     if isinstance(assertion, ToolCalled):
-        return _tool_called(assertion, outcome.events)
+        return await _tool_called(assertion, outcome.events, jq)
     if isinstance(assertion, UsageBounds):
         return _usage(assertion, outcome)
     assert isinstance(assertion, StepOutput)
@@ -90,13 +125,15 @@ def check(assertion: Assertion, text: str, outcome: Outcome) -> str | None:
         return f"step_output: no output of step '{assertion.id}'"
     step_text = _text_of(outcome.steps[assertion.id])
     for n, nested in enumerate(assertion.assert_, 1):
-        problem = check(nested, step_text, outcome)
+        problem = await check(nested, step_text, outcome, jq, judge)
         if problem is not None:
             return f"step_output '{assertion.id}': assertion {n}: {problem}"
     return None
 
 
-def _tool_called(assertion: ToolCalled, events: Sequence[Mapping[str, Any]]) -> str | None:
+async def _tool_called(
+    assertion: ToolCalled, events: Sequence[Mapping[str, Any]], jq: AssertionJq
+) -> str | None:
     calls = [
         e["attributes"]
         for e in events
@@ -108,7 +145,7 @@ def _tool_called(assertion: ToolCalled, events: Sequence[Mapping[str, Any]]) -> 
         return f"tool_called: '{assertion.name}' was called {count} time(s), expected {bound}"
     if assertion.args_jq is not None and count:
         for attributes in calls:
-            ok, error = _jq_truthy(
+            ok, error = await jq.truthy(
                 assertion.args_jq, _as_json(str(attributes.get("gen_ai.tool.arguments", "")))
             )
             if error is not None:
@@ -137,42 +174,34 @@ def _usage(assertion: UsageBounds, outcome: Outcome) -> str | None:
     return f"usage: {', '.join(over)}" if over else None
 
 
-def check_all(assertions: Sequence[Assertion], outcome: Outcome) -> list[str]:
-    """``assertion N: <message>`` for each failing assertion, in order (N counts from 1)."""
-    out = []
-    for n, assertion in enumerate(assertions, 1):
-        problem = check(assertion, outcome.text, outcome)
-        if problem is not None:
-            out.append(f"assertion {n}: {problem}")
-    return out
-
-
 Judge = Callable[[LlmJudge, str], Awaitable["str | None"]]
 """Grades an output with a model: None (the score reached the threshold) or the failure message."""
 ASSERTION_CONCURRENCY = 4
 
 
-async def check_async(assertion: Assertion, text: str, outcome: Outcome, judge: Judge) -> str | None:
-    """As :func:`check`, with ``llm_judge`` (also nested in ``step_output``) graded by ``judge``."""
-    if isinstance(assertion, LlmJudge):
-        return await judge(assertion, text)
-    if isinstance(assertion, StepOutput) and assertion.id in outcome.steps:
-        step_text = _text_of(outcome.steps[assertion.id])
-        for n, nested in enumerate(assertion.assert_, 1):
-            problem = await check_async(nested, step_text, outcome, judge)
-            if problem is not None:
-                return f"step_output '{assertion.id}': assertion {n}: {problem}"
-        return None
-    return check(assertion, text, outcome)
+async def check_all(
+    assertions: Sequence[Assertion],
+    outcome: Outcome,
+    *,
+    judge: Judge | None = None,
+    on_spawn: Callable[[int], None] | None = None,
+) -> list[str]:
+    """``assertion N: <message>`` for each failing assertion, in the original order (N counts
+    from 1). Without a judge (``lait test``) they are evaluated in order; with one (``lait eval``)
+    at most :data:`ASSERTION_CONCURRENCY` at once. Their jq runs in killable workers, closed
+    (and reaped) before this returns."""
+    jq = AssertionJq(on_spawn=on_spawn)
+    try:
+        if judge is None:
+            problems = [await check(a, outcome.text, outcome, jq) for a in assertions]
+        else:
+            gate = asyncio.Semaphore(ASSERTION_CONCURRENCY)
 
+            async def one(assertion: Assertion) -> str | None:
+                async with gate:
+                    return await check(assertion, outcome.text, outcome, jq, judge)
 
-async def check_all_async(assertions: Sequence[Assertion], outcome: Outcome, judge: Judge) -> list[str]:
-    """As :func:`check_all`, evaluated at most :data:`ASSERTION_CONCURRENCY` at once."""
-    gate = asyncio.Semaphore(ASSERTION_CONCURRENCY)
-
-    async def one(assertion: Assertion) -> str | None:
-        async with gate:
-            return await check_async(assertion, outcome.text, outcome, judge)
-
-    problems = await asyncio.gather(*(one(a) for a in assertions))
+            problems = list(await asyncio.gather(*(one(a) for a in assertions)))
+    finally:
+        await jq.aclose()
     return [f"assertion {n}: {p}" for n, p in enumerate(problems, 1) if p is not None]

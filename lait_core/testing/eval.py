@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lait_core.documents.models import Config, LlmKeys
-from lait_core.testing.assertions import Outcome, check_all_async
+from lait_core.testing.assertions import Outcome, check_all
 from lait_core.testing.definition import EvalDefinition, LlmJudge
 from lait_core.testing.runner import StepOutputs, error_text, input_texts
 
@@ -214,7 +214,9 @@ class EvalRunner:
                 async def judge(assertion: LlmJudge, output: str) -> str | None:
                     return await self._judge(session, assertion, case.input, output)
 
-                result.failures.extend(await check_all_async(case.assert_, outcome, judge))
+                result.failures.extend(
+                    await check_all(case.assert_, outcome, judge=judge, on_spawn=self.on_spawn)
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a run error is this run's single failure (docs/testing.md)

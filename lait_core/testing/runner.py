@@ -210,7 +210,7 @@ async def run_file(
 
         result.recorded = merge(fresh, cassette, str(cassette))
     outcome = Outcome(ran.text, records.trace.events, ran.usage, outputs.state.steps_outputs)
-    result.failures.extend(check_all(definition.assert_, outcome))
+    result.failures.extend(await check_all(definition.assert_, outcome, on_spawn=on_spawn))
     return result
 
 

@@ -81,9 +81,15 @@ class JqEvaluator:
     """jq evaluation in killable worker processes, for one run; close it with :meth:`aclose`."""
 
     def __init__(
-        self, *, on_spawn: Callable[[int], None] | None = None, max_workers: int = DEFAULT_WORKERS
+        self,
+        *,
+        on_spawn: Callable[[int], None] | None = None,
+        max_workers: int = DEFAULT_WORKERS,
+        memory_limit: int | None = None,
     ) -> None:
         self.on_spawn = on_spawn
+        self.memory_limit = memory_limit
+        """Bytes of address space each worker may use (None: no limit of its own)."""
         self.spawned = 0
         """Workers started so far."""
         self._slots = asyncio.Semaphore(max(1, max_workers))
@@ -118,6 +124,13 @@ class JqEvaluator:
             try:
                 kind, data = await worker.call(request)
                 answered = True
+            except WorkerDied:
+                if self.memory_limit is not None:
+                    raise WorkerDied(
+                        f"the evaluation ran out of its memory limit ({self.memory_limit >> 20} MiB) "
+                        "or the jq worker was killed"
+                    ) from None
+                raise
             finally:
                 if answered and not self._closed:
                     self._idle.append(worker)
@@ -137,7 +150,7 @@ class JqEvaluator:
         try:
             # spawn() survives a cancellation mid-spawn: it kills and reaps the worker, then re-raises
             proc = await spawn(
-                (sys.executable, "-c", _BOOT, _ROOT, str(os.getpid())),
+                (sys.executable, "-c", _BOOT, _ROOT, str(os.getpid()), str(self.memory_limit or 0)),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 on_spawn=self.on_spawn,
