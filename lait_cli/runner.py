@@ -93,7 +93,8 @@ def fail_invalid(exc: DocumentInvalid, path: Path, what: str, common: Common | N
     if exc.unreadable:
         raise fail(f"cannot read {what} '{path}': {exc.diagnostics[0].message}", 3)
     if what == "workflow":
-        from lait_core.lint.findings import finding_lines, invalid_workflow
+        from lait_core.lint.findings import finding_lines
+        from lait_core.lint.invalid_workflow import invalid_workflow
 
         findings, summary = invalid_workflow(path, list(exc.diagnostics), lint_options(common))
         for line in finding_lines(findings, path):

@@ -402,7 +402,7 @@ def invalid_top_file(path: Path) -> Iterator[None]:
     except WorkflowLoadError as exc:
         if exc.unreadable or exc.path != str(path):
             raise
-        from lait_core.lint.findings import invalid_workflow_text
+        from lait_core.lint.invalid_workflow import invalid_workflow_text
 
         raise RunFailed(invalid_workflow_text(path, list(exc.diagnostics))) from None
 

@@ -16,7 +16,7 @@ from lait_core.rules.agents.schema_name import CODE as CODE_SCHEMA_NAME
 from lait_core.rules.agents.schema_source import CODE as CODE_SCHEMA_SOURCE
 from lait_core.source.frontmatter import split_frontmatter
 from lait_core.source.positions import Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SourceText
+from lait_core.source.tree import MappingNode, Node, ScalarNode, SourceText, retarget
 from lait_core.source.yaml import parse_yaml
 
 CODES = Codes(unknown=AGENT_UNKNOWN_KEY, invalid=AGENT_INVALID_VALUE)
@@ -85,7 +85,7 @@ def parse_agent(text: str, path: str = "") -> AgentDocument:
     if not parsed.ok:
         return doc
     root: Node | None = parsed.root
-    _retarget(root, source)
+    retarget(root, source)
     if root is None or (isinstance(root, ScalarNode) and root.value is None):
         doc.frontmatter = AgentFrontmatter()
         return doc
@@ -106,21 +106,6 @@ def parse_agent(text: str, path: str = "") -> AgentDocument:
     else:
         validate_mapping(root, AgentFrontmatter, CODES, out, where="the agent frontmatter")
     return doc
-
-
-def _retarget(node: Node | None, source: SourceText) -> None:
-    """Point every node at the file text (the parser saw a blanked copy of the same length)."""
-    stack = [node] if node is not None else []
-    while stack:
-        cur = stack.pop()
-        if cur.document is not None:
-            cur.document = source
-        if isinstance(cur, MappingNode):
-            for k, v in cur.pairs:
-                stack.append(k)
-                stack.append(v)
-        elif hasattr(cur, "items") and isinstance(cur.items, list):
-            stack.extend(cur.items)
 
 
 def validate_inline_agent(node: Node, name: str, out: list[Diagnostic], codes: Codes) -> InlineAgent | None:

@@ -9,14 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lait_core.diagnostics import Diagnostic, Severity
-from lait_core.documents.agent import _retarget
 from lait_core.documents.models import SkillFrontmatter
 from lait_core.documents.validate import Codes, validate_mapping
 from lait_core.rules.agents.skill_frontmatter import CODE as SKILL_FRONTMATTER
 from lait_core.rules.agents.skill_without_description import CODE as CODE_NO_DESCRIPTION
 from lait_core.source.frontmatter import split_frontmatter, starts_with_frontmatter
 from lait_core.source.positions import Range
-from lait_core.source.tree import MappingNode, SourceText
+from lait_core.source.tree import MappingNode, SourceText, retarget
 from lait_core.source.yaml import parse_yaml
 
 CODES = Codes(unknown=SKILL_FRONTMATTER, invalid=SKILL_FRONTMATTER)
@@ -50,7 +49,7 @@ def parse_skill(text: str, path: str = "") -> SkillDocument:
     doc.diagnostics.extend(parsed.problems)
     if not parsed.ok:
         return doc
-    _retarget(parsed.root, source)
+    retarget(parsed.root, source)
     root = parsed.root
     out = doc.diagnostics
     model = (

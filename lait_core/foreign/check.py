@@ -29,7 +29,7 @@ from lait_core.rules.foreign.foreign_unknown_name import CODE as UNKNOWN_NAME
 from lait_core.source.files import Loaded, read_source
 from lait_core.source.frontmatter import split_frontmatter, starts_with_frontmatter
 from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
+from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText, retarget
 from lait_core.source.yaml import parse_yaml
 
 W = Severity.WARNING
@@ -212,7 +212,7 @@ class Checker:
         if not parsed.ok:
             return None, split.body, split.body_start
         root = parsed.root
-        _retarget(root, source)
+        retarget(root, source)
         if root is None or (isinstance(root, ScalarNode) and root.value is None):
             return MappingNode(0, 0, Range.at(1, 0, 1, 0), source, pairs=[]), split.body, split.body_start
         if not isinstance(root, MappingNode):
@@ -664,12 +664,6 @@ def _scalars(node: Node) -> Iterator[ScalarNode]:
 def _sub(node: ScalarNode, start: int, end: int) -> Node:
     """A part of a scalar (one name of a comma-separated string), located, for ranges and fixes."""
     return ScalarNode(0, 0, node.span(start, end), None, value=node.text[start:end])
-
-
-def _retarget(node: Node | None, source: SourceText) -> None:
-    from lait_core.documents.agent import _retarget as retarget
-
-    retarget(node, source)
 
 
 def check_foreign(

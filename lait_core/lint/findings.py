@@ -22,7 +22,6 @@ from lait_core.rules.capabilities.names_not_checked import CODE as NAMES_NOT_CHE
 if TYPE_CHECKING:
     from lait_core.documents.workflow import WorkflowDocument
     from lait_core.lint.checks.workflows import WorkflowChecks
-    from lait_core.lint.engine import LintOptions
     from lait_core.workspace import Workspace
 
 
@@ -106,26 +105,6 @@ def workflow_findings(
     return skipped_last(finish(diags, doc.source.text, doc.path))
 
 
-def lint_one(path: Path, options: LintOptions | None = None) -> list[Diagnostic]:
-    """`lait lint PATH`'s findings for one file, as that command finds them."""
-    from lait_core.lint.engine import Linter
-
-    return Linter(options).lint_file(path).diagnostics
-
-
-def invalid_workflow(
-    path: Path, load_errors: list[Diagnostic], options: LintOptions | None = None
-) -> tuple[list[Diagnostic], str]:
-    """A workflow that does not load, as a run or a graph refuses it: the file's lint findings (the
-    errors that stop the load among them) and the line that sums them up, ``'<path>' is not a valid
-    workflow (3 errors and 1 warning)``. Should lint find nothing (a file changed in between),
-    the load errors stand for it."""
-    findings = lint_one(path, options)
-    if not any(d.severity == Severity.ERROR for d in findings):
-        findings = sorted(load_errors, key=lambda d: d.sort_key())
-    return findings, f"'{path}' is not a valid workflow ({ProblemCount.of(findings).describe()})"
-
-
 def finding_line(d: Diagnostic, path: str | None = None) -> str:
     """``path:line:col: CODE severity: message``, as `lait lint` prints a finding (``path``: the
     name to show for the finding's file)."""
@@ -142,23 +121,12 @@ def finding_lines(findings: Iterable[Diagnostic], path: Path) -> list[str]:
     return [finding_line(d, str(path) if os.path.abspath(d.path) == here else None) for d in findings]
 
 
-def invalid_workflow_text(
-    path: Path, load_errors: list[Diagnostic], options: LintOptions | None = None
-) -> str:
-    """:func:`invalid_workflow` as one text: the summary, then each finding on a line of its own."""
-    findings, summary = invalid_workflow(path, load_errors, options)
-    return summary + ":\n" + "\n".join(finding_lines(findings, path))
-
-
 __all__ = [
     "ProblemCount",
     "config_absent",
     "finding_line",
     "finding_lines",
     "finish",
-    "invalid_workflow",
-    "invalid_workflow_text",
-    "lint_one",
     "plural",
     "skipped_last",
     "workflow_findings",

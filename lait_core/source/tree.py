@@ -283,3 +283,18 @@ class SourceText:
 
     def range(self, start: int, end: int) -> Range:
         return self.index.range(start, end)
+
+
+def retarget(node: Node | None, source: SourceText) -> None:
+    """Point every node at the file text (the parser saw a blanked copy of the same length)."""
+    stack = [node] if node is not None else []
+    while stack:
+        cur = stack.pop()
+        if cur.document is not None:
+            cur.document = source
+        if isinstance(cur, MappingNode):
+            for k, v in cur.pairs:
+                stack.append(k)
+                stack.append(v)
+        elif hasattr(cur, "items") and isinstance(cur.items, list):
+            stack.extend(cur.items)

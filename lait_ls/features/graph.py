@@ -31,7 +31,7 @@ def graph(ls: LaitServer, params: Any) -> dict[str, Any]:
     try:
         doc = load_document(None, path)
     except WorkflowLoadError as exc:
-        from lait_core.lint.findings import invalid_workflow_text
+        from lait_core.lint.invalid_workflow import invalid_workflow_text
 
         if exc.unreadable:
             return {"uri": uri, "error": f"lait: {exc}"}
