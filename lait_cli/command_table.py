@@ -1,6 +1,6 @@
 """The names of lait's subcommands, without importing any of them or typer: the reference's names
 (docs/cli.md) and this version's command table. :mod:`lait_cli.lazy` builds the click
-group from the table; :mod:`lait_cli.dispatch` and the send-ahead path (:mod:`lait_cli.quick`) use the
+group from the table; :mod:`lait_cli.dispatch` and the send-ahead path (:mod:`lait_cli.send_ahead`) use the
 names to tell a subcommand from a chat's prompt.
 
 Standard library only.

@@ -8,7 +8,7 @@ and the dispatch.
   --config``), and stops at ``--``.
 - :data:`CHAT_OPTIONS` is the one declaration of how bare chat (``lait [OPTIONS] [PROMPT]``) reads
   argv: each option, whether it takes a value, and what the send-ahead path
-  (:mod:`lait_cli.quick`) makes of it. ``tests/cli/test_send_ahead.py`` checks it against the chat
+  (:mod:`lait_cli.send_ahead`) makes of it. ``tests/cli/test_send_ahead.py`` checks it against the chat
   command's typer parameters (:func:`lait_cli.chat.chat`).
 - :func:`scan` is the one reader of argv: options (with ``=VALUE`` or the values that follow),
   positional arguments and ``--``. :func:`scan_arguments`, :func:`hoist_globals`, the send-ahead path
@@ -70,7 +70,7 @@ class ChatOption:
     values: int = 0
     """How many values follow it (0: a flag)."""
     ahead: str | None = None
-    """The name the send-ahead path reads it under (:mod:`lait_cli.quick`); None: an argv with this
+    """The name the send-ahead path reads it under (:mod:`lait_cli.send_ahead`); None: an argv with this
     option is left to the normal path."""
     envvar: str | None = None
     """The environment variable typer reads when the option is absent."""

@@ -1,5 +1,5 @@
 """``./.env`` into the process environment, before anything reads a variable (docs/cli.md:
-``--no-env`` anywhere before ``--`` skips it). Both the send-ahead path (:mod:`lait_cli.quick`) and
+``--no-env`` anywhere before ``--`` skips it). Both the send-ahead path (:mod:`lait_cli.send_ahead`) and
 :func:`lait_cli.main.main` call :func:`load_env`; the second call changes nothing, because a variable
 already set is never replaced.
 

@@ -1,6 +1,6 @@
 """Standard input as a prompt's text: whether it is a terminal, and what was piped, read once.
 
-Piped text is read at most once per ``sys.stdin`` object: the send-ahead path (:mod:`lait_cli.quick`)
+Piped text is read at most once per ``sys.stdin`` object: the send-ahead path (:mod:`lait_cli.send_ahead`)
 reads it at start-up to build the first request, and the chat command later gets the same text
 instead of an empty stream. Standard library only (the send-ahead path imports this module).
 """

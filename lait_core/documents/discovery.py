@@ -1,6 +1,6 @@
 """Where lait.config.yml files are: the project file found by walking upward, and the global file.
 
-Standard library only: the send-ahead path (:mod:`lait_cli.quick`) checks at start-up that no
+Standard library only: the send-ahead path (:mod:`lait_cli.send_ahead`) checks at start-up that no
 config file is in effect, the same way :func:`lait_core.documents.config.load_config` finds them.
 """
 

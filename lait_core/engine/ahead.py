@@ -2,7 +2,7 @@
 chat's first request leaves lait within 250 ms of process start).
 
 A single-shot chat spends most of its start-up importing what it needs to *read* an answer (typer,
-pydantic, asyncio, httpx). When :mod:`lait_cli.quick` can tell from argv and the environment alone
+pydantic, asyncio, httpx). When :mod:`lait_cli.send_ahead` can tell from argv and the environment alone
 what the first request will be, it calls :func:`send_ahead`, which writes that request to a plain
 socket, so the model server starts on it while lait finishes starting. The connection is then held
 here, unread. When the engine is about to send its first request, it asks

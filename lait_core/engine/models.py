@@ -205,7 +205,7 @@ def error_chain_text(exc: BaseException) -> str:
     """``exc``'s message, then the messages of its ``__cause__`` chain that the previous one does not
     already contain, joined with ``": "`` -- what ``lait: <error chain>`` prints. An ``OSError``
     reads as its strerror and file name; a cancellation adds nothing."""
-    import asyncio  # here, not at the top: the send-ahead path (lait_cli.quick) imports this module
+    import asyncio  # here, not at the top: the send-ahead path (lait_cli.send_ahead) imports this module
 
     parts: list[str] = []
     seen: set[int] = set()

@@ -165,7 +165,7 @@ def test_a_chat_imports_no_command_module_and_no_terminal_ui(
 
 SEND_AHEAD = (
     "import json, sys\n"
-    "from lait_cli.quick import send_ahead_if_chat\n"
+    "from lait_cli.send_ahead import send_ahead_if_chat\n"
     "sent = send_ahead_if_chat(json.loads(sys.argv[1]))\n"
     "print(json.dumps({'sent': sent, 'modules': sorted(sys.modules)}))\n"
 )
@@ -189,7 +189,7 @@ def _send_ahead_modules(args: list[str], cwd: Path, env: dict[str, str]) -> set[
 
 
 def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict[str, str]) -> None:
-    """What runs before a chat's first request leaves (lait_cli.quick) is the standard library and
+    """What runs before a chat's first request leaves (lait_cli.send_ahead) is the standard library and
     lait's plain modules: no typer/click, pydantic, asyncio, httpx or YAML reader (the request leaves
     within 250 ms of process start)."""
     env = {k: v for k, v in lait_env.items() if not k.startswith(("OPENAI_", "LLM_"))}
@@ -201,11 +201,11 @@ def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict
     assert not roots & {"typer", "click", "pydantic", "pydantic_core", "asyncio", "httpx", "httpcore", "h11"}
     assert not roots & {"ruamel", "tree_sitter", "tree_sitter_yaml", "rich", "prompt_toolkit", *HEAVY}
     assert not {"lait_core.documents.models", "lait_core.documents.config"} & modules
-    assert not [m for m in modules if m.startswith("lait_cli.") and m not in QUICK_MODULES]
+    assert not [m for m in modules if m.startswith("lait_cli.") and m not in SEND_AHEAD_MODULES]
 
 
-QUICK_MODULES = {
-    "lait_cli.quick",
+SEND_AHEAD_MODULES = {
+    "lait_cli.send_ahead",
     "lait_cli.dispatch",
     "lait_cli.command_table",
     "lait_cli.environment",
