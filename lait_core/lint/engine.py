@@ -31,7 +31,6 @@ from lait_core.gcpause import paused_gc
 from lait_core.lint.baseline import Baseline, BaselineError
 from lait_core.lint.baseline import load as load_baseline
 from lait_core.lint.checks.agents import check_agent_body, check_agent_content
-from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
 from lait_core.lint.checks.config import check_config
 from lait_core.lint.checks.workflows import WorkflowChecks
 from lait_core.lint.discovery import (
@@ -45,6 +44,7 @@ from lait_core.lint.discovery import (
 )
 from lait_core.lint.findings import config_absent, finish, skipped_last, workflow_findings
 from lait_core.lint.selection import RulePolicy, Selection, resolve
+from lait_core.rules.capabilities.names_not_checked import SkipTracker, skipped_diagnostic
 from lait_core.rules.files.unknown_file_type import CODE as UNKNOWN_FILE_TYPE
 from lait_core.rules.files.unreadable_file import CODE as UNREADABLE_FILE
 from lait_core.source.files import Loaded, read_source

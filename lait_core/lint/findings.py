@@ -92,7 +92,7 @@ def workflow_findings(
     """What `lait lint` reports for the workflow ``doc`` (read from ``path``): its load problems, the
     lint-only checks (through ``checks``, which caches the children it visits) and LAIT506 when a
     name check had no config, suppressions applied, attributed to ``doc.path``."""
-    from lait_core.lint.checks.capabilities import SkipTracker, skipped_diagnostic
+    from lait_core.rules.capabilities.names_not_checked import SkipTracker, skipped_diagnostic
 
     outer = checks.skip
     checks.skip = own = SkipTracker()

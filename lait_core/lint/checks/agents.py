@@ -14,7 +14,8 @@ from lait_core.documents.schema_source import (
     unknown_type_nodes,
     unknown_types,
 )
-from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
+from lait_core.lint.checks.capabilities import check_capabilities
+from lait_core.rules.capabilities.names_not_checked import SkipTracker
 from lait_core.rules.templates.template_syntax import CODE as TEMPLATE_SYNTAX
 from lait_core.rules.workflows.schema_file import CODE as SCHEMA_FILE
 from lait_core.rules.workflows.unknown_schema_type import CODE as UNKNOWN_SCHEMA_TYPE

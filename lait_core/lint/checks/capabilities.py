@@ -1,19 +1,16 @@
-"""LAIT501–LAIT506: capability names in workflows and agents against lait.config.yml."""
+"""LAIT501–LAIT505: capability names in workflows and agents against lait.config.yml."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.documents.models import Config
 from lait_core.documents.validate import suggest
 from lait_core.rules.capabilities.mcp_no_allowed_tools import CODE as MCP_NO_ALLOWED_TOOLS
-from lait_core.rules.capabilities.names_not_checked import CODE as NAMES_NOT_CHECKED
+from lait_core.rules.capabilities.names_not_checked import SkipTracker
 from lait_core.rules.capabilities.unknown_mcp_server import CODE as UNKNOWN_MCP_SERVER
 from lait_core.rules.capabilities.unknown_skill import CODE as UNKNOWN_SKILL
 from lait_core.rules.capabilities.unknown_subagent import CODE as UNKNOWN_SUBAGENT
 from lait_core.rules.capabilities.unknown_tool import CODE as UNKNOWN_TOOL
-from lait_core.source.positions import Range
 from lait_core.source.tree import MappingNode, SequenceNode
 
 _LISTS = (
@@ -22,13 +19,6 @@ _LISTS = (
     ("subagents", UNKNOWN_SUBAGENT, "subagent", "agents"),
     ("tools", UNKNOWN_TOOL, "tool", "tools"),
 )
-
-
-@dataclass(slots=True)
-class SkipTracker:
-    """Remembers that a name check was needed but no config was there (LAIT506, once per file)."""
-
-    skipped: bool = False
 
 
 def check_capabilities(
@@ -69,13 +59,3 @@ def check_capabilities(
                         Severity.WARNING,
                     )
                 )
-
-
-def skipped_diagnostic() -> Diagnostic:
-    return Diagnostic(
-        NAMES_NOT_CHECKED,
-        "'mcp'/'skills'/'subagents'/'tools' names were not checked because no lait.config.yml was found"
-        " (or --no-config was used)",
-        Range.at(0, 0),
-        Severity.WARNING,
-    )

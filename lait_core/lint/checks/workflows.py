@@ -36,9 +36,10 @@ from lait_core.lint.checks.agents import (
     check_schema_source,
     unknown_type_message,
 )
-from lait_core.lint.checks.capabilities import SkipTracker, check_capabilities
+from lait_core.lint.checks.capabilities import check_capabilities
 from lait_core.lint.findings import ProblemCount, workflow_findings
 from lait_core.rules.capabilities.names_not_checked import CODE as SKIPPED
+from lait_core.rules.capabilities.names_not_checked import SkipTracker
 from lait_core.rules.config.missing_gguf_file import check_gguf_files
 from lait_core.rules.security import shell_interpolation, write_path
 from lait_core.rules.templates.undeclared_input import CODE as UNDECLARED_INPUT

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Severity
+from dataclasses import dataclass
+
+from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
+from lait_core.source.positions import Range
 
 CONFIG = (
     "mcp_servers:\n  fs: {command: mcp-fs}\n  locked: {command: mcp-x, allowed_tools: []}\n"
@@ -24,3 +27,20 @@ RULE = rule(
     Example("steps:\n  - prompt: List files\n    mcp: [fs]\n"),
     Example("steps:\n  - prompt: List files\n    mcp: [fs]\n", config=CONFIG),
 )
+
+
+@dataclass(slots=True)
+class SkipTracker:
+    """Remembers that a name check was needed but no config was there (LAIT506, once per file)."""
+
+    skipped: bool = False
+
+
+def skipped_diagnostic() -> Diagnostic:
+    return Diagnostic(
+        CODE,
+        "'mcp'/'skills'/'subagents'/'tools' names were not checked because no lait.config.yml was found"
+        " (or --no-config was used)",
+        Range.at(0, 0),
+        Severity.WARNING,
+    )

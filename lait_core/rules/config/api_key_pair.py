@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Severity
+from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
+from lait_core.source.tree import MappingNode, Node, SequenceNode
 
 C = "lait.config.yml"
 
@@ -19,3 +20,26 @@ RULE = rule(
     Example("api_key: sk-1\napi_key_cmd: pass show openai\n", filename=C),
     Example("api_key_cmd: pass show openai\n", filename=C),
 )
+
+
+def _pair(node: Node | None, context: str, out: list[Diagnostic]) -> None:
+    if isinstance(node, MappingNode) and "api_key" in node and "api_key_cmd" in node:
+        key = node.key_node("api_key_cmd")
+        assert key is not None
+        out.append(
+            Diagnostic(CODE, f"{context} sets both 'api_key' and 'api_key_cmd'; set exactly one", key.range)
+        )
+
+
+def check_api_keys(root: MappingNode, out: list[Diagnostic]) -> None:
+    _pair(root, "top-level configuration", out)
+    _pair(root.get("jev"), "'jev:' configuration", out)
+    models = root.get("models")
+    if isinstance(models, MappingNode):
+        for alias, _k, entries in sorted(models.items(), key=lambda t: str(t[0])):
+            if not isinstance(entries, SequenceNode):
+                continue
+            for i, entry in enumerate(entries.items, 1):
+                if isinstance(entry, MappingNode):
+                    ctx = f'model definition "{alias}"' + (f"'s fallback entry #{i}" if i > 1 else "")
+                    _pair(entry.get("provider"), ctx, out)

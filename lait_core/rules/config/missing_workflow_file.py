@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Severity
+from pathlib import Path
+
+from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
+from lait_core.source.tree import MappingNode
 
 C = "lait.config.yml"
 
@@ -23,3 +26,22 @@ RULE = rule(
         extra=(("flows/triage.yml", "steps:\n  - jq: '.'\n"),),
     ),
 )
+
+
+def check_registry(root: MappingNode, base: Path, out: list[Diagnostic]) -> None:
+    workflows = root.get("workflows")
+    if not isinstance(workflows, MappingNode):
+        return
+    for name, _k, value in sorted(workflows.items(), key=lambda t: str(t[0])):
+        rel = value.to_python()
+        if not isinstance(rel, str):
+            continue
+        path = Path(rel) if Path(rel).is_absolute() else base / rel
+        if not path.is_file():
+            out.append(
+                Diagnostic(
+                    CODE,
+                    f"workflows.{name} resolves to '{path}', which does not exist",
+                    value.range,
+                )
+            )

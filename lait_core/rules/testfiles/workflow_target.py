@@ -57,9 +57,9 @@ def check(
         reason = f": {problem.message}" if problem is not None else ""
         out.append(Diagnostic(CODE, f"the workflow '{node.value}' cannot be read{reason}", node.range))
         return None
-    from lait_core.lint.checks.capabilities import SkipTracker
     from lait_core.lint.checks.workflows import WorkflowChecks
     from lait_core.lint.findings import ProblemCount, workflow_findings
+    from lait_core.rules.capabilities.names_not_checked import SkipTracker
 
     findings = workflow_findings(doc, path, WorkflowChecks(ws, SkipTracker()))  # what `lait lint` says of it
     errors = [d for d in findings if d.severity is Severity.ERROR]
