@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from lait_core.documents.models import Config, ModelDefinition
 from lait_core.language.nodes import tight_end
+from lait_core.language.value_shapes import Shapes, Surroundings, type_label
 from lait_core.lint.discovery import FileKind
 from lait_core.source.positions import Position
 from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
@@ -67,31 +68,6 @@ def model_label(definitions: list[ModelDefinition]) -> str:
 def argv_label(command: Iterable[str]) -> str:
     parts = [_INPUT_REF.sub(lambda m: f"<{m.group(1)}>", item) for item in command]
     return shlex.join(parts).replace("'<", "<").replace(">'", ">")
-
-
-def type_label(schema: Any, depth: int = 0) -> str | None:
-    """A short type of a JSON Schema: ``string``, ``integer[]``, ``{a, b?}``, ``"x" | "y"``."""
-    if schema is True:
-        return "any"
-    if not isinstance(schema, dict):
-        return None
-    if "enum" in schema and isinstance(schema["enum"], list) and len(schema["enum"]) <= 4:
-        return " | ".join(repr(v) if not isinstance(v, str) else f'"{v}"' for v in schema["enum"])
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return " | ".join(str(k) for k in kind)
-    if kind == "array" or (kind is None and "items" in schema):
-        inner = type_label(schema.get("items"), depth + 1) or "any"
-        return f"({inner})[]" if " " in inner else f"{inner}[]"
-    if kind == "object" or (kind is None and "properties" in schema):
-        props = schema.get("properties")
-        if not isinstance(props, dict) or not props:
-            return "object"
-        if depth > 0:
-            return "{…}"
-        required = set(schema.get("required") or [])
-        return "{" + ", ".join(k if k in required else f"{k}?" for k in props) + "}"
-    return str(kind) if isinstance(kind, str) else None
 
 
 _TYPE_NAMES = {"string", "integer", "number", "boolean", "object", "array", "null"}
@@ -172,8 +148,6 @@ def inlay_hints(
             schemas = raw_schemas.to_python() if isinstance(raw_schemas, MappingNode) else {}
             raw_inputs = root.get("inputs")
             inputs = raw_inputs.to_python() if isinstance(raw_inputs, MappingNode) else {}
-        from lait_core.language.value_shapes import Shapes, Surroundings
-
         # what completion and hover of `steps.<id>.` fields know too
         shapes = Shapes(root, Surroundings(Path(path) if path else None, config))
         for step in wf.all_steps():

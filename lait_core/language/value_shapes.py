@@ -418,11 +418,34 @@ def _split(src: str, sep: str) -> list[str]:
     return out
 
 
+def type_label(schema: Any, depth: int = 0) -> str | None:
+    """A short type of a JSON Schema: ``string``, ``integer[]``, ``{a, b?}``, ``"x" | "y"``."""
+    if schema is True:
+        return "any"
+    if not isinstance(schema, dict):
+        return None
+    if "enum" in schema and isinstance(schema["enum"], list) and len(schema["enum"]) <= 4:
+        return " | ".join(repr(v) if not isinstance(v, str) else f'"{v}"' for v in schema["enum"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array" or (kind is None and "items" in schema):
+        inner = type_label(schema.get("items"), depth + 1) or "any"
+        return f"({inner})[]" if " " in inner else f"{inner}[]"
+    if kind == "object" or (kind is None and "properties" in schema):
+        props = schema.get("properties")
+        if not isinstance(props, dict) or not props:
+            return "object"
+        if depth > 0:
+            return "{…}"
+        required = set(schema.get("required") or [])
+        return "{" + ", ".join(k if k in required else f"{k}?" for k in props) + "}"
+    return str(kind) if isinstance(kind, str) else None
+
+
 def describe(schema: Any) -> str:
     """A short type (``string``, ``{kind, summary}``, ``"bug" | "feature"``), or ``any``."""
-    from lait_core.language.inlay_hints import type_label
-
     return type_label(schema) or "any"
 
 
-__all__ = ["Shapes", "describe", "field", "fields", "input_schema", "walk"]
+__all__ = ["Shapes", "describe", "field", "fields", "input_schema", "type_label", "walk"]
