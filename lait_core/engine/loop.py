@@ -323,7 +323,14 @@ class ToolLoop:
             for i, (c, d) in enumerate(zip(calls, decisions, strict=True))
         ]
         try:
-            results = [await task for task in tasks]
+            # a call that raises (arguments that are not a JSON object, an MCP transport error...)
+            # ends the round at once: its siblings still running are cancelled below
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in tasks:
+                failure = task.exception() if task.done() and not task.cancelled() else None
+                if failure is not None:
+                    raise failure
+            results = [task.result() for task in tasks]
             for span in spans:
                 if span is not None:
                     span.commit()

@@ -106,3 +106,24 @@ def test_sighup_kills_the_running_process_group(lait: Lait, where: str) -> None:
     assert b"Traceback" not in err
     time.sleep(0.2)
     assert running_with_marker(marker) == []
+
+
+@pytest.mark.parametrize("order", ["slow-first", "bad-first"])
+def test_a_malformed_call_cancels_its_slow_sibling_at_once(lait: Lait, order: str) -> None:
+    """The round's results are not awaited in order: the malformed call ends the run at once and
+    the slow sibling (``sleep 120``, no timeout of its own before 300 s) is killed and reaped."""
+    lait.write("lait.config.yml", "tools:\n  nap:\n    command: [sleep, '120']\n    timeout: 300\n")
+    marker = uuid.uuid4().hex
+    bad = call("tool__nap", "{bad json", id="bad")
+    slow = call("tool__nap", {}, id="slow")
+    with ScriptedOpenAIServer() as server:
+        server.push(tool_calls(*((slow, bad) if order == "slow-first" else (bad, slow))), text("never"))
+        run = run_lait(
+            ["--base-url", server.url, "--model", "m", "--tool", "nap", "go"],
+            cwd=lait.cwd,
+            env={**lait.env, "LAIT_TEST_MARKER": marker},
+            timeout=60,  # waiting for the sibling (120 s) fails the test here
+        )
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith("lait: the model called 'tool__nap' with arguments that are not valid JSON")
+    assert running_with_marker(marker) == []
