@@ -59,7 +59,7 @@ def _startup_notes(tools: ServedTools, err: TextIO) -> None:
 
 
 def serve(config: Config, config_dir: Path, request: ServeRequest) -> int:
-    from lait_core.serve.transports import _bind, is_loopback, parse_addr
+    from lait_core.serve.transports import bind_socket, is_loopback, parse_addr
 
     err = request.stderr
     tools = build_tools(config, config_dir)
@@ -81,7 +81,7 @@ def serve(config: Config, config_dir: Path, request: ServeRequest) -> int:
                 "the project's agents and workflows\n"
             )
         try:
-            sock = _bind(host, port)
+            sock = bind_socket(host, port)
         except OSError as exc:
             raise ServeError(f"cannot listen on {request.http}: {exc.strerror or exc}") from None
     names = ", ".join(t.name for t in tools.tools) or "none"

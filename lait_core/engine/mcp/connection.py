@@ -35,6 +35,7 @@ from lait_core.engine.mcp.errors import McpError
 from lait_core.engine.mcp.http import HttpState, http_transport
 from lait_core.engine.mcp.limits import McpLimits
 from lait_core.engine.mcp.oauth.options import OAuthOptions
+from lait_core.engine.mcp.shield import shielded
 from lait_core.engine.mcp.spec import HttpSpec, ServerSpec
 from lait_core.engine.mcp.stdio import StdioState, stdio_transport
 
@@ -240,7 +241,7 @@ class McpConnection:
                 self.name, f"did not complete the MCP handshake within {self.limits.handshake_timeout:g}s"
             ) from None
         except asyncio.CancelledError:
-            await _shielded(self.aclose())
+            await shielded(self.aclose())
             raise
         except BaseException as exc:
             await self.aclose()
@@ -281,7 +282,7 @@ class McpConnection:
             self._client = None
             self._handshake = None
             if self._auth is not None:
-                await _shielded(self._auth.aclose())
+                await shielded(self._auth.aclose())
             if not ready.done():
                 ready.set_exception(McpError(self.name, "the connection closed during the handshake"))
 
@@ -295,10 +296,10 @@ class McpConnection:
         # A server still in its handshake has nothing to close politely: cancel at once (Ctrl-C
         # while connecting must not wait for the grace period).
         in_handshake = self._ready is None or not self._ready.done()
-        done, _ = await _shielded(asyncio.wait([task], timeout=0 if in_handshake else _CLOSE_GRACE))
+        done, _ = await shielded(asyncio.wait([task], timeout=0 if in_handshake else _CLOSE_GRACE))
         if not done:
             task.cancel()
-            await _shielded(asyncio.wait([task]))
+            await shielded(asyncio.wait([task]))
         self._retrieve()
 
     def _retrieve(self) -> None:
@@ -423,20 +424,6 @@ def _chain(exc: BaseException) -> list[BaseException]:
             if linked is not None:
                 pending.append(linked)
     return seen
-
-
-async def _shielded(awaitable: Any) -> Any:
-    """Await to the end even if cancelled meanwhile; re-raise the cancellation afterwards."""
-    task = asyncio.ensure_future(awaitable)
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return task.result()
 
 
 __all__ = ["McpConnection", "describe", "unwrap"]

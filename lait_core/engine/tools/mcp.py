@@ -30,6 +30,7 @@ from lait_core.documents.models import McpServerConfig
 from lait_core.engine.mcp.errors import McpError
 from lait_core.engine.mcp.limits import DEFAULT_LIMITS, McpLimits
 from lait_core.engine.mcp.render import render_result
+from lait_core.engine.mcp.shield import shielded
 from lait_core.engine.mcp.spec import unknown_server
 from lait_core.engine.models import JsonObject
 from lait_core.engine.policy import check_allowed_tools
@@ -172,7 +173,7 @@ class McpPool:
             try:
                 listing = await list_all(conn, self.limits)
             except asyncio.CancelledError:
-                await _shielded(self.evict(name, conn, drop_listing=True))
+                await shielded(self.evict(name, conn, drop_listing=True))
                 raise
             except Exception as exc:
                 await self.evict(name, conn, drop_listing=True)
@@ -282,7 +283,7 @@ class McpToolSource(ToolSource):
                 is_error=True,
             )
         except asyncio.CancelledError:
-            await _shielded(self.pool.evict(self.name, conn))
+            await shielded(self.pool.evict(self.name, conn))
             raise
         except McpError:
             raise
@@ -364,9 +365,3 @@ def _arguments(arguments: str, qualified_name: str) -> JsonObject | None:
     if not arguments.strip() or arguments.strip() == "null":
         return None
     return parse_arguments(arguments, qualified_name)
-
-
-async def _shielded(awaitable: Any) -> Any:
-    from lait_core.engine.mcp.connection import _shielded as shielded
-
-    return await shielded(awaitable)
