@@ -55,6 +55,7 @@ from typing import Any, Final, Literal
 
 import jq as _libjq
 
+from lait_core import jq_subset
 from lait_core.cancel import checkpoint
 
 MAX_SOURCE_BYTES: Final = 64 * 1024
@@ -503,12 +504,18 @@ def clear_caches() -> None:
     _wrapped_program.cache_clear()
 
 
+def _known_valid(expr: str) -> bool:
+    """Whether ``expr`` certainly compiles, known without libjq: it is in the grammar subset of
+    :mod:`lait_core.jq_subset` and uses only the globals and builtins (False: not sure)."""
+    return not _may_nest_too_deep(expr) and jq_subset.parses(expr) and _binds_nothing_unknown(expr)
+
+
 def check_syntax(expr: str) -> JqSyntaxError | None:
     """Compile ``expr`` on its own (with ``$steps``, ``$inputs``, ``$loop`` declared); cached."""
     hit, result = _cached(expr)
     if hit:
         return result
-    result = _check_alone(expr)
+    result = None if _known_valid(expr) else _check_alone(expr)
     _remember(expr, result)
     return result
 
@@ -725,6 +732,9 @@ def check_many(exprs: Sequence[str]) -> list[JqSyntaxError | None]:
         hit, result = _cached(expr)
         if hit:
             results[expr] = result
+        elif _known_valid(expr):
+            results[expr] = None
+            _remember(expr, None)
         elif _batchable(expr):
             batch.append(expr)
         else:
