@@ -169,6 +169,7 @@ def build() -> LaitServer:
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: LaitServer, params: lsp.InitializeParams) -> None:
         ls.configure(params.initialization_options)
+        run.configure_trust(ls, params.initialization_options)
         from lait_ls.features import pull_diagnostics
 
         if pull_diagnostics.wants_pull(params.initialization_options):

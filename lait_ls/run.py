@@ -41,6 +41,20 @@ log = logging.getLogger("lait-ls")
 STATUS = "lait/status"
 
 
+UNTRUSTED = (
+    "running is disabled in Restricted Mode (the workspace is not trusted): a run starts the "
+    "workspace's tools, MCP servers and run: steps; a dry run, which starts nothing, is allowed"
+)
+
+
+def configure_trust(ls: LaitServer, options: Any) -> None:
+    """``trusted: false`` in the initialization options (also under a "lait" key): dry runs only."""
+    if isinstance(options, dict):
+        lait = options.get("lait", options)
+        if isinstance(lait, dict) and isinstance(lait.get("trusted"), bool):
+            state_of(ls).trusted = lait["trusted"]
+
+
 class RunFailed(Exception):
     """A run that cannot start or finish; the message is shown as ``lait: <message>``."""
 
@@ -52,6 +66,10 @@ class RunState:
     dialogs: DialogState = field(default_factory=DialogState)
     active: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     approve_tools: str = "always"
+    trusted: bool = True
+    """False when the client said so at initialize (``trusted: false``, VS Code's Restricted Mode):
+    only dry runs, which start nothing. Never changed by workspace/didChangeConfiguration, whose
+    settings a workspace can write."""
     shut_down: bool = False
     """The client sent ``shutdown`` (``exit`` then ends with status 0, else 1)."""
     children: dict[str, set[int]] = field(default_factory=dict)
@@ -258,6 +276,8 @@ async def _run(
 ) -> str:
     from lait_core.engine.session import RunSession
 
+    if not state.trusted and not params.dry_run:
+        raise RunFailed(UNTRUSTED)
     if kind in ("test", "eval"):
         if params.dry_run:
             raise RunFailed(

@@ -7,13 +7,17 @@ does not apply or something is wrong:
   folder becomes a lait project, the failed start says its cause (the ModuleNotFoundError from the
   process's stderr) in the status item's state and in one message, and there is one output channel;
 * in a lait project, a lait-ls killed again and again is restarted, then given up on: the status
-  item says stopped, one message offers Restart, and Restart brings it back.
+  item says stopped, one message offers Restart, and Restart brings it back;
+* a run that fails on its MCP server (tests/peers/mcp_failing_server.py) shows the server's stderr
+  in its notification (with "Open run"), the output channel and the Runs view; a cancelled run is
+  cancelled there, not failed; step output fields complete after `$steps.classify.`.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,9 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.editors.vscode_project import lait_ls_wrapper, prepare_project
+from tests.editors.test_vscode_e2e import approval, run_rows
+from tests.editors.vscode_project import ROOT, lait_ls_wrapper, prepare_project
 from tests.editors.vscode_ui import Workbench, code_server, screenshot_if_failed, wait_for
-from tests.peers.openai_server import ScriptedOpenAIServer
+from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 from tests.processes import running_with_marker
 
 ACTIONS = """name: CI
@@ -171,6 +176,11 @@ def project(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pr
     with ScriptedOpenAIServer() as llm:
         workspace = home / "project"
         prepare_project(workspace, llm.url)
+        config = workspace / "lait.config.yml"
+        config.write_text(
+            config.read_text(encoding="utf-8").replace("mcp_servers:\n", FAILING_SERVER, 1), encoding="utf-8"
+        )
+        (workspace / "workflows" / "mcp-fail.yml").write_text(MCP_FLOW, encoding="utf-8")
         settings = {"lait.server.path": str(lait_ls_wrapper(home / "bin", marker)), "lait.debounce": 50}
         with code_server(home, workspace, vsix, settings, {}) as workbench:
             workbench.wait_status(READY)
@@ -184,6 +194,21 @@ def workbench(project: Project, request: pytest.FixtureRequest) -> Iterator[Work
     screenshot_if_failed(request, project.workbench)
     project.workbench.escape_all()
 
+
+FAILING_SERVER = f"""mcp_servers:
+  failing:  # tests/peers: fails on import before the handshake, its traceback on stderr
+    command: {sys.executable}
+    args: [-m, tests.peers.mcp_failing_server, start]
+    cwd: {ROOT}
+"""
+
+MCP_FLOW = """name: mcp-fail
+description: Uses an MCP server that cannot start.
+steps:
+  - id: use
+    prompt: "{{ input }}"
+    mcp: [failing]
+"""
 
 READY = r"^lait \d+\.\d+\.\d+ · lait\.config\.yml$"
 
@@ -236,3 +261,113 @@ class TestLaitProject:
         workbench.press("Enter")  # the first item
         workbench.wait_status(READY, 60)
         assert server_pid(project) is not None
+
+    def test_a_failing_mcp_servers_stderr_is_in_the_runs_view(
+        self, project: Project, workbench: Workbench
+    ) -> None:
+        cause = "ModuleNotFoundError: No module named 'lait_no_such_module'"
+        project.llm.push(text("not reached"))
+        workbench.open_file("workflows/mcp-fail.yml")
+        lens = workbench.code_lens("Run workflow")
+        lens.wait_for(timeout=20_000)
+        lens.click()
+        workbench.wait_quick_input(
+            "the prompt", lambda q: "Prompt for the workflow" in q.message + q.placeholder
+        )
+        workbench.answer("go")
+        toast = wait_for(
+            "the failed run's notification",
+            lambda: next((t for t in lait_toasts(workbench) if "mcp-fail failed" in t), None),
+            60,
+        )
+        assert cause in toast, toast  # the cause, from the server's stderr
+        assert "Open run" in toast_buttons(workbench, "mcp-fail failed")
+        # The output channel has the server's stderr lines.
+        channel = workbench.page.locator(".part.panel .view-lines")
+        wait_for(
+            "the stderr in the output channel",
+            lambda: cause in channel.inner_text().replace("\u00a0", " "),
+            15,
+        )
+        # The Runs view: the run failed, the stderr lines are rows of it.
+        workbench.run_command("lait: Focus on Runs View")
+        rows = wait_for(
+            "the stderr in the Runs view",
+            lambda: (
+                (found := run_rows(workbench, "mcp-fail")) and any(r.label == cause for r in found) and found
+            ),
+            20,
+        )
+        assert rows[0].description.startswith("failed"), rows[0]
+        labels = [r.label for r in rows]
+        assert "Traceback (most recent call last):" in labels and "notes server starting" in labels, labels
+        assert next(r for r in rows if r.label == cause).icon.startswith("codicon-error"), rows
+        # "Open run" shows the run's output with the whole error.
+        workbench.page.locator(
+            ".notifications-toasts .notification-toast", has_text="mcp-fail failed"
+        ).first.hover()
+        workbench.page.locator(
+            ".notifications-toasts .notification-toast .monaco-button", has_text="Open run"
+        ).first.click()
+        editor = workbench.page.locator(".editor-group-container.active .view-lines")
+        wait_for("the run's output", lambda: cause in editor.inner_text().replace("\u00a0", " "), 15)
+        workbench.run_command("View: Revert and Close Editor")
+        assert project.llm.remaining == 1  # the model was never asked
+        project.llm.clear()
+
+    def test_a_cancelled_run_is_cancelled_not_failed(self, project: Project, workbench: Workbench) -> None:
+        pids_file = project.workspace / "sleepy.pids"
+        project.llm.push(
+            tool_calls(call("tool__sleepy", {"script": str(project.workspace / "sleepy.py")}, id="s1"))
+        )
+        workbench.open_file("workflows/slow.yml")
+        lens = workbench.code_lens("Run workflow")
+        lens.wait_for(timeout=20_000)
+        lens.click()
+        workbench.wait_quick_input(
+            "the prompt", lambda q: "Prompt for the workflow" in q.message + q.placeholder
+        )
+        workbench.answer("wait")
+        approval(workbench, "tool__sleepy")
+        workbench.pick("Allow once")
+        wait_for(
+            "the tool to start", lambda: pids_file.exists() and len(pids_file.read_text().split()) == 2, 30
+        )
+        progress = workbench.page.locator(
+            ".notifications-toasts .notification-toast", has_text="lait: running slow"
+        )
+        progress.hover()
+        progress.get_by_role("button", name="Cancel").click()
+        toast = wait_for(
+            "the cancelled run's notification",
+            lambda: next((t for t in lait_toasts(workbench) if "slow was cancelled" in t), None),
+            20,
+        )
+        assert "failed" not in toast
+        workbench.run_command("lait: Focus on Runs View")
+        rows = wait_for(
+            "the cancelled run in the Runs view",
+            lambda: (
+                (found := run_rows(workbench, "slow"))
+                and found[0].description.startswith("cancelled")
+                and found
+            ),
+            20,
+        )
+        tool = next(r for r in rows if r.label.startswith("tool tool__sleepy"))
+        assert tool.label == "tool tool__sleepy cancelled" and "codicon-circle-slash" in tool.icon, rows
+        assert not any("failed" in f"{r.label} {r.description}" for r in rows), rows
+
+    def test_step_output_fields_complete_after_steps_x(self, workbench: Workbench) -> None:
+        workbench.open_file("workflows/triage.yml")
+        typed = "when: '$steps.classify.'"
+        workbench.replace_line(
+            30, typed
+        )  # the `details` step, after `classify` (output_schema: classification)
+        workbench.goto(30, 5 + len(typed) - 1)  # before the closing quote
+        labels = workbench.suggestions()
+        names = {label.split(",")[0].strip() for label in labels}
+        assert {"kind", "summary"} <= names, labels
+        workbench.escape_all()
+        workbench.run_command("File: Revert File")
+        wait_for("the revert", lambda: not workbench.is_dirty(), 10)

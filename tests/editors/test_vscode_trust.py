@@ -140,18 +140,38 @@ def test_restricted_mode_lints_with_the_users_server_never_the_workspaces(
     assert trust.started() == [user_ls]  # the workspace's .venv/bin/lait-ls never ran
 
 
-def test_runs_are_refused_with_the_reason(trust: Trust, workbench: Workbench) -> None:
+def test_runs_are_refused_with_the_reason_and_a_dry_run_works(trust: Trust, workbench: Workbench) -> None:
     workbench.open_file("workflows/shout.yml")
-    lens = workbench.code_lens("Run workflow")
-    lens.wait_for(timeout=20_000)
-    lens.click()
+    dry = workbench.code_lens("Dry run")
+    dry.wait_for(timeout=20_000)
+    # No Run lens that could only say "disabled": Dry run, which starts nothing, is offered.
+    assert workbench.code_lens("Run workflow").count() == 0
+    dry.click()
+    workbench.wait_quick_input("the prompt", lambda q: "Prompt for the workflow" in q.message + q.placeholder)
+    workbench.answer("shopping")
+    wait_for(
+        "the dry run's notification",
+        lambda: any("dry run of shout-and-save finished" in t for t in workbench.notifications()),
+        30,
+    )
+    channel = workbench.page.locator(".part.panel .view-lines")
+    wait_for("the plan in the output channel", lambda: "work" in channel.inner_text(), 10)
+    workbench.escape_all()
+    # A run asked for from the command palette is refused, saying why.
+    # (the palette lists the recently used "Dry run workflow" first: its row is clicked by name)
+    workbench.press("F1")
+    workbench.page.locator(".quick-input-widget input").fill(">lait: Run workflow")
+    row = workbench.page.locator(
+        ".quick-input-widget .quick-input-list .monaco-list-row[aria-label^='lait: Run workflow']"
+    ).first
+    row.click(timeout=15_000)
     toast = wait_for(
         "the Restricted Mode warning",
         lambda: next((t for t in workbench.notifications() if "Restricted Mode" in t), None),
         15,
     )
     assert "running workflows and agents is disabled in Restricted Mode" in toast
-    assert "Trust the workspace to run them." in toast
+    assert "Trust the workspace to run them" in toast
     assert workbench.quick_input() is None  # no prompt asked: nothing runs
     assert trust.llm.bodies == []
 

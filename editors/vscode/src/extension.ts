@@ -35,6 +35,7 @@ import {
 import { GRAPH, refreshOnSave, showGraph } from "./graphView";
 import type { GraphResult } from "./graphPage";
 import { collectRun, targetForFile } from "./runForm";
+import { runNotice } from "./runNotice";
 import type { RunNode } from "./runTree";
 import { openOutput, openTrace, reveal, RunView, VIEW_ID } from "./runView";
 import { ACTION_TITLES, CrashPolicy, healthView, menuItems, startFailure, StderrTail, type Health, type MenuAction } from "./health";
@@ -44,7 +45,7 @@ import { vscodeUi } from "./vscodeUi";
 
 /** Why runs are off in Restricted Mode (the warning and the status bar tooltip). */
 const RESTRICTED_RUNS =
-  "running workflows and agents is disabled in Restricted Mode: a run starts the workspace's tools, MCP servers and run: steps. Trust the workspace to run them.";
+  "running workflows and agents is disabled in Restricted Mode: a run starts the workspace's tools, MCP servers and run: steps. Trust the workspace to run them (a dry run works).";
 
 /** How long a cancelled run may take to confirm before the extension stops waiting. */
 const CANCEL_GRACE_MS = 10_000;
@@ -304,7 +305,17 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
       { scheme: "file", language: "yaml" },
       { scheme: "file", language: "markdown" },
     ],
-    initializationOptions: laitSettings(),
+    // `trusted` from the editor, never from settings (a workspace can write those): lait-ls
+    // refuses every run but a dry run when it is false.
+    initializationOptions: { ...laitSettings(), trusted: vscode.workspace.isTrusted },
+    middleware: {
+      // Restricted Mode: no Run lenses that could only say "disabled"; Dry run works there.
+      provideCodeLenses: async (document, token, next) => {
+        const lenses = await next(document, token);
+        if (vscode.workspace.isTrusted || !lenses) return lenses;
+        return lenses.filter((lens) => !RUN_COMMANDS.has(lens.command?.command ?? ""));
+      },
+    },
     // Pull mode only (lait.diagnostics.workspace): pull an open document again on every change and
     // on save; closed files come from the workspace pull.
     diagnosticPullOptions: { onChange: true, onSave: true },
@@ -409,8 +420,11 @@ function isTarget(value: unknown): value is RunTarget {
   return typeof value === "object" && value !== null && typeof (value as RunTarget).uri === "string";
 }
 
+/** The lens commands that start something (a dry run starts nothing). */
+const RUN_COMMANDS = new Set(["lait.runWorkflow", "lait.runAgent", "lait.runTest", "lait.runEval"]);
+
 async function run(arg: unknown, kind: RunKind | undefined, dryRun: boolean): Promise<void> {
-  if (!vscode.workspace.isTrusted) {
+  if (!vscode.workspace.isTrusted && !dryRun) {
     void vscode.window.showWarningMessage(`lait: ${RESTRICTED_RUNS}`, "Manage Workspace Trust").then((choice) => {
       if (choice) void vscode.commands.executeCommand("workbench.trust.manage");
     });
@@ -442,6 +456,19 @@ async function execute(c: LanguageClient, params: RunParams, name: string, dryRu
   runView.tree.start(runId, name, params);
   output.show(true);
   log.note(`--- ${dryRun ? "dry run" : "run"} ${name} (${new Date().toLocaleTimeString()})`);
+  /** The run's end: the output channel, the Runs view and one notification with "Open run". */
+  const ended = (result: RunResult): void => {
+    log.finished(result);
+    runView.tree.finish(result);
+    const node = runView.tree.run(runId);
+    const notice = runNotice(name, dryRun, result.status, node?.seconds, result.error);
+    const show = notice.severity === "error" ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
+    void show(notice.message, "Open run").then(async (choice) => {
+      if (choice === undefined || node === undefined) return;
+      await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+      await openOutput(runView.tree, node);
+    });
+  };
   await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `lait: ${dryRun ? "dry run" : "running"} ${name}`, cancellable: true },
     async (progress, token) => {
@@ -457,24 +484,16 @@ async function execute(c: LanguageClient, params: RunParams, name: string, dryRu
       try {
         const result = await Promise.race([c.sendRequest<RunResult | null>(RUN, params, token), gaveUp]);
         if (result === "gave-up" || result === null || result === undefined) {
-          log.finished({ runId, status: "cancelled", output: "" });
-          runView.tree.finish({ runId, status: "cancelled", output: "" });
+          ended({ runId, status: "cancelled", output: "" });
         } else {
-          log.finished(result);
-          runView.tree.finish({ ...result, runId });
-          if (result.status === "failed") {
-            void vscode.window.showErrorMessage(result.error ?? "lait: the run failed");
-          }
+          ended({ ...result, runId });
         }
       } catch (error) {
         if (token.isCancellationRequested) {
-          log.finished({ runId, status: "cancelled", output: "" });
-          runView.tree.finish({ runId, status: "cancelled", output: "" });
+          ended({ runId, status: "cancelled", output: "" });
         } else {
           const message = error instanceof Error ? error.message : String(error);
-          log.finished({ runId, status: "failed", output: "", error: `lait: ${message}` });
-          runView.tree.finish({ runId, status: "failed", output: "", error: `lait: ${message}` });
-          void vscode.window.showErrorMessage(`lait: ${message}`);
+          ended({ runId, status: "failed", output: "", error: `lait: ${message}` });
         }
       } finally {
         progressSub.dispose();
@@ -489,7 +508,7 @@ async function execute(c: LanguageClient, params: RunParams, name: string, dryRu
 /** "Run again": the same request (prompt, inputs) as the run shown, without asking again. */
 async function runAgain(node: RunNode | undefined): Promise<void> {
   if (node?.params === undefined) return;
-  if (!vscode.workspace.isTrusted) return run(undefined, undefined, false);
+  if (!vscode.workspace.isTrusted && !node.dryRun) return run(undefined, undefined, false);
   const c = client;
   if (c === undefined || !c.isRunning()) {
     void vscode.window.showErrorMessage("lait: the language server is not running (see the lait output)");

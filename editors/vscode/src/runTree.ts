@@ -60,7 +60,7 @@ export interface ToolNode extends Base {
   callId: string;
   name: string;
   arguments: string;
-  state: "running" | "ok" | "failed" | "denied";
+  state: "running" | "ok" | "failed" | "denied" | "cancelled";
   result?: string;
   seconds?: number;
 }
@@ -76,7 +76,12 @@ export interface NoteNode extends Base {
   text: string;
   /** `warning` notes get the warning icon. */
   warning?: boolean;
+  /** A line of a failure (its message, or a line of the stderr it quotes): the error icon. */
+  error?: boolean;
 }
+
+/** The most lines of one error shown as rows (an MCP server's stderr tail is at most 20). */
+const MAX_ERROR_ROWS = 30;
 
 export type TreeNode = RunNode | StepNode | ToolNode | ApprovalNode | NoteNode;
 
@@ -238,9 +243,13 @@ export class RunTree {
       case "stepFinished": {
         const step = this.ensureStep(run, event);
         const status = str(event["status"]);
-        step.state = status === "ok" || status === "skipped" || status === "failed" ? status : "failed";
+        step.state = status === "ok" || status === "skipped" || status === "failed" || status === "cancelled" ? status : "failed";
         step.seconds = num(event["seconds"]);
-        if (typeof event["error"] === "string") step.error = event["error"];
+        if (typeof event["error"] === "string" && event["error"] !== "") {
+          step.error = event["error"];
+          // Once, under the innermost step that failed with it (a for_each repeats its item's error).
+          if (step.state === "failed" && !hasError(step, event["error"])) this.errorRows(step, event["error"]);
+        }
         break;
       }
       case "stepProgress":
@@ -302,6 +311,14 @@ export class RunTree {
     this.changed();
   }
 
+  /** A failure's lines as rows under the failed step or run: the message, then each line of the
+   * stderr it quotes (an MCP server's last words, e.g. its ModuleNotFoundError). */
+  private errorRows(parent: RunNode | StepNode, error: string): void {
+    const lines = error.split(/\r?\n/).filter((line) => line.trim() !== "");
+    const shown = lines.length > MAX_ERROR_ROWS ? [...lines.slice(0, 1), `… ${lines.length - MAX_ERROR_ROWS} line(s) left out`, ...lines.slice(-(MAX_ERROR_ROWS - 2))] : lines;
+    for (const text of shown) parent.children.push({ type: "note", key: this.key(), children: [], text, error: true });
+  }
+
   private note(run: RunNode, event: RunEvent, text: string, warning = false): void {
     const note: NoteNode = { type: "note", key: this.key(), children: [], text };
     if (warning) note.warning = true;
@@ -333,14 +350,21 @@ export class RunTree {
     run.state = result.status;
     run.output = result.output;
     if (result.error !== undefined) run.error = result.error;
+    const cancelled = result.status === "cancelled";
+    let stepErrors = false;
     const open = (node: TreeNode): void => {
       if ((node.type === "step" || node.type === "tool") && node.state === "running") {
-        if (node.type === "step") node.state = result.status === "cancelled" ? "cancelled" : "failed";
-        else node.state = "failed";
+        node.state = cancelled ? "cancelled" : "failed";
       }
+      // What a cancellation stopped is cancelled, not failed (a tool or step ended by it says so).
+      if (cancelled && node.type === "step" && node.state === "failed" && /cancel/i.test(node.error ?? "")) node.state = "cancelled";
+      if (cancelled && node.type === "tool" && node.state === "failed" && /cancel/i.test(node.result ?? "")) node.state = "cancelled";
+      if (node.type === "step" && node.error !== undefined && node.state === "failed") stepErrors = true;
       node.children.forEach(open);
     };
     run.children.forEach(open);
+    // The run's error as rows when no failed step shows it already.
+    if (result.status === "failed" && result.error && !stepErrors) this.errorRows(run, result.error);
     run.lines.push(result.status === "ok" ? `==> ok${run.seconds === undefined ? "" : ` in ${run.seconds.toFixed(1)}s`}` : `==> ${result.status}${result.error ? `: ${result.error}` : ""}`);
     this.changed();
   }
@@ -430,6 +454,11 @@ export class RunTree {
   }
 }
 
+/** Whether an inner step of `node` shows `error` already. */
+function hasError(node: TreeNode, error: string): boolean {
+  return node.children.some((c) => (c.type === "step" && c.error === error && c.state === "failed") || hasError(c, error));
+}
+
 function tokensOf(node: StepNode): number {
   let total = node.tokens;
   for (const child of node.children) if (child.type === "step") total += tokensOf(child);
@@ -471,7 +500,7 @@ export function show(node: TreeNode): Shown {
     case "tool": {
       const [icon, color] = node.state === "running" ? STATE_ICON["running"]! : node.state === "ok" ? ["tools", undefined] : STATE_ICON[node.state]!;
       const result = node.result === undefined ? "" : ` → ${oneLine(node.result, 60)}`;
-      const verb = node.state === "denied" ? " denied" : node.state === "failed" ? " failed" : "";
+      const verb = node.state === "denied" ? " denied" : node.state === "failed" ? " failed" : node.state === "cancelled" ? " cancelled" : "";
       const tooltip = [`tool ${node.name}${verb}`, `arguments: ${node.arguments}`, node.result === undefined ? "" : `${node.state === "denied" ? "reason" : "result"}: ${node.result}`]
         .filter((p) => p !== "")
         .join("\n");
@@ -489,6 +518,9 @@ export function show(node: TreeNode): Shown {
       };
     }
     case "note":
+      if (node.error) {
+        return { label: oneLine(node.text, 160), description: "", tooltip: node.text, icon: "error", color: "testing.iconFailed", expandable: false, context: "note.error" };
+      }
       return { label: oneLine(node.text, 120), description: "", tooltip: node.text, icon: node.warning ? "warning" : "info", expandable: false, context: "note" };
   }
 }

@@ -52,6 +52,7 @@ test("a for_each's steps nest under it with their tool calls, states, durations 
     "    item 2/2 |  | info",
     "    [3] shout_item | prompt · failed · 1.5s · 25 tokens | error",
     '      tool tool__shout failed | {"text": "pear"} → exit 1 | error',
+    "      boom |  | error", // the error, once: under the innermost step that failed with it
   ]);
   assert.ok(changes >= FOR_EACH.length);
   const step = run.children[0]!.children[1]!;
@@ -122,4 +123,28 @@ test("a trace file becomes a run: steps by label, model calls with tokens, tool 
   assert.equal(show(run).context, "run.ok.trace");
   tree.addTrace("/w/t.jsonl", "t.jsonl", "");
   assert.equal(tree.runs.length, 1);
+});
+
+test("a failure's quoted stderr shows line by line; a cancelled run's tools and steps are cancelled, not failed", () => {
+  const tree = new RunTree();
+  const failed = tree.start("r2", "mcp", { uri: URI, kind: "workflow" });
+  const error =
+    "lait: MCP server 'notes': could not connect: the server process exited (exit status: 1); its stderr ended with:\n" +
+    "    notes server starting\n    Traceback (most recent call last):\n    ModuleNotFoundError: No module named 'mcp'";
+  tree.finish({ runId: "r2", status: "failed", output: "", error });
+  assert.deepEqual(outline(failed).slice(1), [
+    "  lait: MCP server 'notes': could not connect: the server process exited (exit status: 1); its stderr ended with: |  | error",
+    "  notes server starting |  | error",
+    "  Traceback (most recent call last): |  | error",
+    "  ModuleNotFoundError: No module named 'mcp' |  | error",
+  ]);
+  const cancelled = tree.start("r3", "slow", { uri: URI, kind: "workflow" });
+  tree.event("r3", { type: "stepStarted", label: "wait", kind: "prompt", n: 1, stepId: "1", parentStepId: null });
+  tree.event("r3", { type: "toolCall", callId: "t1", name: "tool__sleepy", arguments: "{}", stepId: "1" });
+  tree.finish({ runId: "r3", status: "cancelled", output: "" });
+  assert.deepEqual(outline(cancelled), [
+    "slow | cancelled | circle-slash",
+    "  [1] wait | prompt · cancelled | circle-slash",
+    "    tool tool__sleepy cancelled | {} | circle-slash",
+  ]);
 });
