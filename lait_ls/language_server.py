@@ -71,6 +71,13 @@ class LaitServer(LanguageServer):
         """Per open workflow: the agent files it uses by path (for :meth:`kind_of`)."""
         self.debounce = DEFAULT_DEBOUNCE
         self.pending: dict[str, asyncio.Task[None]] = {}
+        self.linting: dict[str, asyncio.Task[None]] = {}
+        """The scheduled task of a document whose lint is under way (past its debounce)."""
+        self.kept_lints: dict[str, asyncio.Task[None]] = {}
+        """Per document, the lint an edit did not cancel (the document went too long without
+        diagnostics): it publishes for the text it linted."""
+        self.unpublished_since: dict[str, float] = {}
+        """Per open document: when (monotonic) its first change not yet published was made."""
         self.open_uris: set[str] = set()
         self.had_findings: dict[str, bool] = {}
         """Per open document: whether its last publish had diagnostics."""

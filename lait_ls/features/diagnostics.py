@@ -125,7 +125,10 @@ async def compute(ls: LaitServer, uri: str) -> list[lsp.Diagnostic] | None:
     return result
 
 
-async def publish(ls: LaitServer, uri: str) -> None:
+async def publish(ls: LaitServer, uri: str) -> bool:
+    """Lint and publish; whether the diagnostics were of the current text. A lint that went stale
+    is dropped, unless it is one an edit kept (:data:`MAX_UNPUBLISHED`): it publishes for its text,
+    without a version (a client may drop an older version's diagnostics)."""
     doc = ls.workspace.get_text_document(uri)
     version = doc.version
     try:
@@ -134,13 +137,21 @@ async def publish(ls: LaitServer, uri: str) -> None:
         raise
     except Exception:  # the server keeps answering whatever the text is
         log.exception("linting %s failed", uri)
-        return
-    if result is None or uri not in ls.open_uris or ls.workspace.get_text_document(uri).version != version:
-        return  # stale: the next edit's lint publishes
+        return False
+    if result is None or uri not in ls.open_uris:
+        return False
+    current = ls.workspace.get_text_document(uri).version == version
+    if not current and ls.kept_lints.get(uri) is not asyncio.current_task():
+        return False  # stale: the next edit's lint publishes
     ls.had_findings[uri] = bool(result)
+    if current:
+        ls.unpublished_since.pop(uri, None)
+    else:  # what was typed since waits from now
+        ls.unpublished_since[uri] = time.monotonic()
     ls.text_document_publish_diagnostics(
-        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=result, version=version)
+        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=result, version=version if current else None)
     )
+    return current
 
 
 WARM_LIMIT_LINES = 5000
@@ -208,26 +219,48 @@ async def warm(ls: LaitServer, uri: str) -> None:
         log.debug("warming the index of %s failed", uri, exc_info=True)
 
 
+MAX_UNPUBLISHED = 0.25
+"""Seconds a document may go with changes and no diagnostics before an edit stops cancelling its
+lint in progress (and skips the debounce): typed into continuously, a long file still gets
+diagnostics about twice a second (this plus one lint), for the text they were computed on."""
+
+
 def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
     if ls.pull_diagnostics:  # the client pulls: ask it to pull again instead
         from lait_ls.features.pull_diagnostics import request_refresh
 
         request_refresh(ls)
         return
+    wait = ls.debounce if delay is None else delay
+    now = time.monotonic()
+    since = ls.unpublished_since.setdefault(uri, now)
+    starving = now - since >= MAX_UNPUBLISHED and uri not in ls.kept_lints  # one kept lint at a time
     task = ls.pending.pop(uri, None)
     if task is not None:
-        task.cancel()
-    wait = ls.debounce if delay is None else delay
+        if starving and ls.linting.get(uri) is task:
+            ls.kept_lints[uri] = task  # it publishes for the text it has; this edit's lint follows it
+        else:
+            task.cancel()
+    if starving:
+        wait = 0.0  # no more debounce: the document has waited long enough
 
     async def later() -> None:
         try:
             if wait > 0:
                 await asyncio.sleep(wait)
             if uri in ls.open_uris:
-                await publish(ls, uri)
-                await asyncio.sleep(0)  # let waiting requests go first, then prepare for the next ones
-                await warm(ls, uri)
+                ls.linting[uri] = current
+                try:
+                    fresh = await publish(ls, uri)
+                finally:
+                    if ls.linting.get(uri) is current:
+                        del ls.linting[uri]
+                if fresh:
+                    await asyncio.sleep(0)  # let waiting requests go first, then prepare for the next ones
+                    await warm(ls, uri)
         finally:
+            if ls.kept_lints.get(uri) is current:
+                del ls.kept_lints[uri]
             if ls.pending.get(uri) is current:
                 ls.pending.pop(uri, None)
 
@@ -305,6 +338,7 @@ def register(server: LaitServer) -> None:
         path = ls.path_of(uri)
         ls.agent_refs.pop(uri, None)
         ls.had_findings.pop(uri, None)
+        ls.unpublished_since.pop(uri, None)
         if path is not None:
             ls.overlay.drop(path)
             ls.invalidate(path)
