@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 ROOTS = ("inputs", "steps", "input", "vars", "loop")
 
-_COMMENT = re.compile(r"\{\{\{?~?!(?:--(?P<long>.*?)--~?\}\}|.*?\}\})", re.DOTALL)
-_RAW_BLOCK = re.compile(r"\{\{\{\{\s*raw\s*\}\}\}\}.*?\{\{\{\{\s*/\s*raw\s*\}\}\}\}", re.DOTALL)
+_COMMENT_OPEN = re.compile(r"\{\{\{?~?!(--)?")
+_RAW_OPEN = re.compile(r"\{\{\{\{\s*raw\s*\}\}\}\}")
+_RAW_CLOSE = re.compile(r"\{\{\{\{\s*/\s*raw\s*\}\}\}\}")
 _TOKEN = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|(?:\[[^\]\n]*\]|[^\s()"'])+""")
 _REFERENCE = re.compile(r"(inputs|steps|input|vars|loop)\.(?:([A-Za-z0-9_-]+)|\[([^\]]+)\])")
 # The same, for bodies without string literals: a reference must start a token (after
@@ -31,6 +32,36 @@ _REFERENCE_IN_BODY = re.compile(
     r"(?<![^\s(){~#^&>*=])(inputs|steps|input|vars|loop)\.(?:([A-Za-z0-9_-]+)|\[([^\]\n]+)\])"
 )
 _PREFIX = re.compile(r"[~{#/^&>*]*(?:[\w-]+=)?")
+
+
+class _Next:
+    """The next match of a pattern at or after a position that only moves forward, each search
+    remembered: an unclosed ``{{`` (or comment, or raw block) costs one scan of the rest, not one
+    per later tag (which made 200k unclosed tags quadratic)."""
+
+    def __init__(self, source: str, pattern: str | re.Pattern[str]) -> None:
+        self._source = source
+        self._pattern = pattern
+        self._at = -1
+        self._found: tuple[int, int] | None = None
+
+    def find(self, pos: int) -> tuple[int, int] | None:
+        """(start, end) of the first match at or after ``pos``, or None."""
+        if self._at != -1 and self._at <= pos and (self._found is None or self._found[0] >= pos):
+            return self._found
+        self._at = pos
+        if isinstance(self._pattern, str):
+            start = self._source.find(self._pattern, pos)
+            self._found = None if start == -1 else (start, start + len(self._pattern))
+        else:
+            m = self._pattern.search(self._source, pos)
+            self._found = None if m is None else m.span()
+        return self._found
+
+
+def _first(*found: tuple[int, int] | None) -> tuple[int, int] | None:
+    present = [f for f in found if f is not None]
+    return min(present) if present else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,22 +82,27 @@ def references(source: str) -> list[Reference]:
     seen: set[tuple[str, str]] = set()
     n = len(source)
     pos = 0
+    closes = _Next(source, "}}")
+    long_closes = (_Next(source, "--}}"), _Next(source, "--~}}"))
+    raw_closes = _Next(source, _RAW_CLOSE)
     while (brace := source.find("{{", pos)) != -1:
         if brace > 0 and source[brace - 1] == "\\" and (brace < 2 or source[brace - 2] != "\\"):
             pos = brace + 2  # \{{ is literal
             continue
         if source.startswith("{{{{", brace):
-            raw = _RAW_BLOCK.match(source, brace)
-            if raw is not None:
-                pos = raw.end()
+            raw = _RAW_OPEN.match(source, brace)
+            raw_end = raw_closes.find(raw.end()) if raw is not None else None
+            if raw_end is not None:
+                pos = raw_end[1]
                 continue
         body_start = brace + 2
         if "!" in source[body_start : body_start + 3]:
-            comment = _COMMENT.match(source, brace)
-            if comment is not None:
-                pos = comment.end()
+            comment_end = _comment_end(source, brace, closes, long_closes)
+            if comment_end is not None:
+                pos = comment_end
                 continue
-        close = source.find("}}", body_start)
+        closing = closes.find(body_start)
+        close = -1 if closing is None else closing[0]
         body_end = n if close == -1 else close
         nxt = source.find("{{", body_start, body_end)
         if nxt != -1:
@@ -84,6 +120,20 @@ def references(source: str) -> list[Reference]:
                 found.append(Reference(key[0], key[1], ref.start(group), ref.end(group)))
         pos = body_end if close == -1 or nxt != -1 else close + 2
     return found
+
+
+def _comment_end(source: str, brace: int, closes: _Next, long_closes: tuple[_Next, _Next]) -> int | None:
+    """Where the comment tag at ``brace`` ends: ``{{!-- ... --}}`` (``--~}}``) when it is closed
+    so, else ``{{! ... }}`` up to the first ``}}``; None when ``brace`` opens no closed comment."""
+    opened = _COMMENT_OPEN.match(source, brace)
+    if opened is None:
+        return None
+    if opened.group(1):
+        long_end = _first(*(c.find(opened.end()) for c in long_closes))
+        if long_end is not None:
+            return long_end[1]
+    short_end = closes.find(opened.end() - (2 if opened.group(1) else 0))
+    return None if short_end is None else short_end[1]
 
 
 def _references_in_tokens(source: str, start: int, end: int) -> list[re.Match[str]]:

@@ -624,3 +624,18 @@ def test_references_survive_syntax_errors() -> None:
     assert [(ref.root, ref.name) for ref in refs] == [("inputs", "a"), ("inputs", "b"), ("steps", "c")]
     for ref in refs:
         assert source[ref.start : ref.end] == ref.name
+
+
+def test_references_skip_comments_and_raw_blocks_and_survive_unclosed_tags() -> None:
+    from lait_core.template.references import references
+
+    def names(source: str) -> list[str]:
+        return [f"{r.root}.{r.name}" for r in references(source)]
+
+    assert names("{{!-- {{ inputs.hidden }} --}}{{ inputs.shown }}") == ["inputs.shown"]
+    assert names("{{!-- never closed long }} {{ inputs.after }}") == ["inputs.after"]
+    assert names("{{! short }}{{!-- no end") == []
+    assert names("{{{{raw}}}}{{ inputs.raw }}{{{{/raw}}}}{{ steps.s }}") == ["steps.s"]
+    assert names("{{{{raw}}}} never closed {{ inputs.x }}") == ["inputs.x"]
+    hostile = "{{ x " * 100_000 + "{{!-- " * 50_000 + "}} {{ inputs.late }}"
+    assert names(hostile) == ["inputs.late"]
