@@ -180,8 +180,6 @@ class LaitServer:
     def _stream_watch(self, ctx: ServerRequestContext[Any]) -> tuple[Any, Any]:
         """HTTP: (set when the client dropped this request's stream, set when a client resumed
         it), or (None, None) (stdio; a JSON response)."""
-        from lait_core.serve.transports import DISCONNECTED
-
         scope = getattr(ctx.request, "scope", None)
         if not isinstance(scope, dict) or DISCONNECTED not in scope or ctx.request_id is None:
             return None, None
@@ -302,6 +300,11 @@ async def _run_agent(
     if result.is_error:
         raise ToolLoopError(result.text)
     return result.text
+
+
+DISCONNECTED = "lait.disconnected"
+"""The scope key of an :class:`asyncio.Event` set once the client has closed the request's
+connection before its response ended (what a served call uses to notice a dropped stream)."""
 
 
 def scope_session(scope: dict[str, Any]) -> str | None:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lait_core.serve.drain import DRAIN_SECONDS, Drain, Frame, Ledger, frame_of, reader_gone
-from lait_core.serve.server import LaitServer
+from lait_core.serve.server import DISCONNECTED, LaitServer
 
 FRAME_LIMIT = 16 * 1024 * 1024
 """Bytes of one stdio line or one HTTP request body."""
@@ -227,11 +227,6 @@ def host_patterns(extra: Sequence[str]) -> tuple[list[str], list[str]]:
             hosts.append(name)
     origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
     return hosts, origins
-
-
-DISCONNECTED = "lait.disconnected"
-"""The scope key of an :class:`asyncio.Event` set once the client has closed the request's
-connection before its response ended (what a served call uses to notice a dropped stream)."""
 
 
 class _Guard:
