@@ -125,10 +125,12 @@ async def compute(ls: LaitServer, uri: str) -> list[lsp.Diagnostic] | None:
     return result
 
 
-async def publish(ls: LaitServer, uri: str) -> bool:
+async def publish(ls: LaitServer, uri: str, started: float | None = None) -> bool:
     """Lint and publish; whether the diagnostics were of the current text. A lint that went stale
     is dropped, unless it is one an edit kept (:data:`MAX_UNPUBLISHED`): it publishes for its text,
-    without a version (a client may drop an older version's diagnostics)."""
+    without a version (a client may drop an older version's diagnostics). ``started``: when the
+    lint began (monotonic); what was typed since waits from then, so while typing continues the
+    next lint starts at once."""
     doc = ls.workspace.get_text_document(uri)
     version = doc.version
     try:
@@ -146,8 +148,8 @@ async def publish(ls: LaitServer, uri: str) -> bool:
     ls.had_findings[uri] = bool(result)
     if current:
         ls.unpublished_since.pop(uri, None)
-    else:  # what was typed since waits from now
-        ls.unpublished_since[uri] = time.monotonic()
+    else:  # what was typed since the lint began waits from then
+        ls.unpublished_since[uri] = time.monotonic() if started is None else started
     ls.text_document_publish_diagnostics(
         lsp.PublishDiagnosticsParams(uri=uri, diagnostics=result, version=version if current else None)
     )
@@ -221,8 +223,8 @@ async def warm(ls: LaitServer, uri: str) -> None:
 
 MAX_UNPUBLISHED = 0.25
 """Seconds a document may go with changes and no diagnostics before an edit stops cancelling its
-lint in progress (and skips the debounce): typed into continuously, a long file still gets
-diagnostics about twice a second (this plus one lint), for the text they were computed on."""
+lint in progress (and skips the debounce): typed into continuously, a long file gets diagnostics
+after every lint (the next one starts with the next edit), for the text they were computed on."""
 
 
 def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
@@ -251,7 +253,7 @@ def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
             if uri in ls.open_uris:
                 ls.linting[uri] = current
                 try:
-                    fresh = await publish(ls, uri)
+                    fresh = await publish(ls, uri, time.monotonic())
                 finally:
                     if ls.linting.get(uri) is current:
                         del ls.linting[uri]
