@@ -19,14 +19,8 @@ from lait_core.rules.capabilities.names_not_checked import SkipTracker
 from lait_core.rules.templates.template_syntax import CODE as TEMPLATE_SYNTAX
 from lait_core.rules.workflows.schema_file import CODE as SCHEMA_FILE
 from lait_core.rules.workflows.unknown_schema_type import CODE as UNKNOWN_SCHEMA_TYPE
+from lait_core.rules.workflows.unknown_schema_type import unknown_type_message
 from lait_core.source.tree import MappingNode, Node
-
-
-def unknown_type_message(ctx: str, name: str) -> str:
-    return (
-        f"{ctx} uses 'type: {name}', which is not a JSON Schema type lait recognizes; it will not be enforced"
-        " (treated as matching any value)"
-    )
 
 
 def check_schema_source(node: Node, ctx: str, base: Path, out: list[Diagnostic]) -> None:

@@ -34,7 +34,6 @@ from lait_core.lint.checks.agents import (
     check_agent_body,
     check_agent_content,
     check_schema_source,
-    unknown_type_message,
 )
 from lait_core.lint.checks.capabilities import check_capabilities
 from lait_core.lint.findings import ProblemCount, workflow_findings
@@ -47,6 +46,7 @@ from lait_core.rules.templates.unknown_step_reference import CODE as UNKNOWN_STE
 from lait_core.rules.workflows.agent_reference import CODE as AGENT_REFERENCE
 from lait_core.rules.workflows.misplaced_control import CODE as CODE_PLACEMENT
 from lait_core.rules.workflows.unknown_schema_type import CODE as UNKNOWN_SCHEMA_TYPE
+from lait_core.rules.workflows.unknown_schema_type import unknown_type_message
 from lait_core.rules.workflows.unused_agent import CODE as UNUSED_AGENT
 from lait_core.rules.workflows.unused_schema import CODE as UNUSED_SCHEMA
 from lait_core.rules.workflows.workflow_reference import CODE as WORKFLOW_REFERENCE

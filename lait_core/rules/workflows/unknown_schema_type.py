@@ -17,3 +17,10 @@ RULE = rule(
     Example("inputs:\n  count: {type: int}\nsteps:\n  - jq: '$inputs.count'\n"),
     Example("inputs:\n  count: {type: integer}\nsteps:\n  - jq: '$inputs.count'\n"),
 )
+
+
+def unknown_type_message(ctx: str, name: str) -> str:
+    return (
+        f"{ctx} uses 'type: {name}', which is not a JSON Schema type lait recognizes; it will not be enforced"
+        " (treated as matching any value)"
+    )
