@@ -105,7 +105,7 @@ def field_hover(index: FileIndex, pos: Position, project: Project | None = None)
     """On a field after ``steps.<id>.`` / ``$inputs.<name>.`` in a template or jq string: that field's
     type, presence and description, where the value's shape is known (value_shapes)."""
     from lait_core.language import value_shapes
-    from lait_core.language.completion import field_markdown
+    from lait_core.language.value_shapes import field_markdown
 
     doc = index.workflow
     assert doc is not None

@@ -16,13 +16,8 @@ from pathlib import Path
 
 from lait_core.documents.workflow import WorkflowDocument, parse_workflow
 from lait_core.language import completion_names as names
-from lait_core.language.completion import (
-    CompletionItem,
-    Environment,
-    ItemKind,
-    PreparedDocument,
-    RequestBase,
-)
+from lait_core.language.completion_names import ItemKind
+from lait_core.language.completion_request import CompletionItem, Environment, PreparedDocument, RequestBase
 from lait_core.language.context import CursorContext, Role, YamlPath, analyze
 from lait_core.language.nodes import Segment
 from lait_core.lint.discovery import FileKind
@@ -266,7 +261,7 @@ class _Request(RequestBase):
         the target workflow tells its shape -- the value of the ``step_output`` step it is nested
         in, else the workflow's result (lait_core.language.value_shapes)."""
         from lait_core.language import value_shapes
-        from lait_core.language.completion import field_markdown
+        from lait_core.language.value_shapes import field_markdown
 
         ctx = self.ctx
         if ctx.value_start is None:

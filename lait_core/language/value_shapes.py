@@ -448,4 +448,14 @@ def describe(schema: Any) -> str:
     return type_label(schema) or "any"
 
 
-__all__ = ["Shapes", "describe", "field", "fields", "input_schema", "type_label", "walk"]
+def field_markdown(name: str, schema: object, required: bool, owner: str, where: str = "") -> str:
+    """A field's documentation: its type, whether it is always there, its description."""
+    inside = f" (in `{where}`)" if where else ""
+    lines = [f"Field `{name}` of {owner}'s value{inside}: `{describe(schema)}`."]
+    if isinstance(schema, dict) and isinstance(schema.get("description"), str):
+        lines.append(schema["description"])
+    lines.append("Always present." if required else "Optional: may be missing.")
+    return "\n\n".join(lines)
+
+
+__all__ = ["Shapes", "describe", "field", "field_markdown", "fields", "input_schema", "type_label", "walk"]
