@@ -28,10 +28,18 @@ def __getattr__(name: str) -> Any:
 
 class ClientErrorsWithoutTraceback(logging.Filter):
     """pygls logs every JSON-RPC error a handler raises with a full traceback. Invalid params are
-    the client's mistake, answered as such: one line in the log, no traceback."""
+    the client's mistake, answered as such: one line in the log, no traceback. A ``$/cancelRequest``
+    for a request already answered (VS Code sends many) is ordinary: a debug line, not a warning in
+    the editor's output channel, where the server's stderr goes."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         from pygls.exceptions import JsonRpcInvalidParams
+
+        if record.levelno == logging.WARNING and str(record.msg).startswith(
+            "Cancel notification for unknown"
+        ):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
 
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, JsonRpcInvalidParams):

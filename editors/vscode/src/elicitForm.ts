@@ -43,8 +43,15 @@ export interface ElicitOptions {
   log?: (message: string) => void;
 }
 
+/** The dialog's title keeps the server's question in view (a placeholder vanishes on typing). */
 function title(params: ElicitParams, step?: string): string {
-  return `lait: MCP server '${params.server}' asks${step === undefined ? "" : ` (${step})`}`;
+  const question = oneLine(params.message ?? "");
+  return `lait: MCP server '${params.server}' asks${step === undefined ? "" : ` (${step})`}${question === "" ? "" : `: ${question}`}`;
+}
+
+function oneLine(text: string, limit = 160): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
 }
 
 async function firstChoice(

@@ -74,6 +74,8 @@ test("accept: every field type, answered in schema order, typed values back", as
   assert.match(first?.title ?? "", /'booking'/);
   // Titles count the fields; the title (not the key) is the prompt; the description is shown.
   assert.match(ui.calls[1]?.title ?? "", /\(1\/11\)/);
+  // The server's question stays in view in every dialog's title, not only as a placeholder.
+  for (const call of ui.calls) assert.ok((call.title ?? "").endsWith(`: ${everyType.message}`), call.title);
   assert.match(ui.calls[1]?.prompt ?? "", /^Your name \(required\)/);
   assert.match(ui.calls[2]?.prompt ?? "", /for the confirmation/);
   assert.equal(ui.calls[3]?.placeholder, "https://…");
