@@ -72,32 +72,28 @@ def _uses_own_code(tree: ast.Module) -> bool:
     )
 
 
-def _importers_of_code(module: str) -> list[Path]:
-    """Modules that import ``CODE`` from ``module``, or import ``module`` and read its ``CODE``."""
-    package, _, name = module.rpartition(".")
-    out: list[Path] = []
+def _code_readers() -> dict[str, set[Path]]:
+    """For each module name, the modules that import ``CODE`` from it, or import it and read its
+    ``CODE`` (``from package import module`` ... ``module.CODE``)."""
+    readers: dict[str, set[Path]] = {}
     for path, tree in MODULES.items():
-        aliases: set[str] = set()
+        imported: dict[str, str] = {}  # local name -> module it names
+        attributes: set[str] = set()  # local names whose .CODE is read
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.ImportFrom)
-                and node.module == module
-                and any(a.name == "CODE" for a in node.names)
-            ):
-                out.append(path)
-                break
-            if isinstance(node, ast.ImportFrom) and node.module == package:
-                aliases |= {a.asname or a.name for a in node.names if a.name == name}
-        else:
-            if aliases and any(
-                isinstance(node, ast.Attribute)
-                and node.attr == "CODE"
-                and isinstance(node.value, ast.Name)
-                and node.value.id in aliases
-                for node in ast.walk(tree)
-            ):
-                out.append(path)
-    return out
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                for alias in node.names:
+                    if alias.name == "CODE":
+                        readers.setdefault(node.module, set()).add(path)
+                    else:
+                        imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Attribute) and node.attr == "CODE" and isinstance(node.value, ast.Name):
+                attributes.add(node.value.id)
+        for local in attributes & set(imported):
+            readers.setdefault(imported[local], set()).add(path)
+    return readers
+
+
+CODE_READERS = _code_readers()
 
 
 CODES = [rule.code for rule in all_rules()]
@@ -131,7 +127,7 @@ def test_a_rule_is_defined_in_exactly_one_module_of_its_family(code: str) -> Non
 def test_a_rule_module_raises_its_code_or_a_loader_imports_it(code: str) -> None:
     (path,) = DEFINITIONS[code]
     module = _dotted(path)
-    importers = [p for p in _importers_of_code(module) if p != path]
+    importers = CODE_READERS.get(module, set()) - {path}
     assert _uses_own_code(MODULES[path]) or importers, f"nothing raises {code} through {module}.CODE"
 
 
