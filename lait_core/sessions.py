@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lait_core import jsonbounded
+
 SESSIONS_DIR = Path(".lait") / "sessions"
 NAME = re.compile(r"[A-Za-z0-9_-]+")
 READ_LIMIT = 16 * 1024 * 1024
@@ -68,7 +70,7 @@ def load(path: Path) -> Loaded:
         lines.pop()
     for raw in lines:
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = jsonbounded.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             out.skipped += 1
             continue

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lait_core import jsonbounded
 from lait_core.engine.models import Usage
 from lait_core.engine.records.store import parse_rfc3339, rfc3339, utc_now
 from lait_core.userdata import data_home
@@ -105,7 +106,7 @@ def entries_newest_first(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     number = 0
     for line in _lines_backwards(path):
         try:
-            value = json.loads(line)
+            value = jsonbounded.loads(line)
         except ValueError:
             continue
         if not isinstance(value, dict):

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from lait_core import jsonbounded
 from lait_core.engine.models import ChatResponse, JsonObject
 from lait_core.source.files import MAX_FILE_BYTES
 
@@ -67,7 +68,7 @@ def read_text_bounded(path: Path) -> str:
 def read_json_object(path: Path) -> JsonObject:
     text = read_text_bounded(path)
     try:
-        value = json.loads(text)
+        value = jsonbounded.loads(text)
     except ValueError as exc:
         raise RecordFileError(f"'{path}' is not valid JSON: {exc}") from None
     if not isinstance(value, dict):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lait_core import jsonbounded
 from lait_core.engine.records.store import (
     RecordFileError,
     atomic_write_text,
@@ -105,8 +106,8 @@ def parse_events(text: str, name: str) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
+            value = jsonbounded.loads(line)
+        except (json.JSONDecodeError, jsonbounded.TooDeep) as exc:
             raise TraceFileError(f"{name}:{number}: not a JSON object: {exc.msg}") from None
         if not isinstance(value, dict):
             raise TraceFileError(f"{name}:{number}: not a JSON object")
