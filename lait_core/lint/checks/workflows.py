@@ -47,8 +47,8 @@ from lait_core.rules.workflows.agent_reference import CODE as AGENT_REFERENCE
 from lait_core.rules.workflows.misplaced_control import CODE as CODE_PLACEMENT
 from lait_core.rules.workflows.unknown_schema_type import CODE as UNKNOWN_SCHEMA_TYPE
 from lait_core.rules.workflows.unknown_schema_type import unknown_type_message
-from lait_core.rules.workflows.unused_agent import CODE as UNUSED_AGENT
-from lait_core.rules.workflows.unused_schema import CODE as UNUSED_SCHEMA
+from lait_core.rules.workflows.unused_agent import check_unused_agents
+from lait_core.rules.workflows.unused_schema import check_unused_schemas
 from lait_core.rules.workflows.workflow_reference import CODE as WORKFLOW_REFERENCE
 from lait_core.source import reads
 from lait_core.source.tree import MappingNode, Node
@@ -149,27 +149,9 @@ class WorkflowChecks:
                 checkpoint()
             self.step(step, doc, base, state, stack, out)
         if isinstance(schemas, MappingNode):
-            for name, knode, _v in schemas.items():
-                if name not in state.used_schemas:
-                    out.append(
-                        Diagnostic(
-                            UNUSED_SCHEMA,
-                            f"schema '{name}' is defined in 'schemas:' but never referenced",
-                            knode.range,
-                            Severity.WARNING,
-                        )
-                    )
+            check_unused_schemas(schemas, state.used_schemas, out)
         if isinstance(agents, MappingNode):
-            for name, knode, _v in agents.items():
-                if name not in state.used_agents:
-                    out.append(
-                        Diagnostic(
-                            UNUSED_AGENT,
-                            f"agent '{name}' is defined in 'agents:' but never used by an 'agent:' step",
-                            knode.range,
-                            Severity.WARNING,
-                        )
-                    )
+            check_unused_agents(agents, state.used_agents, out)
         return out
 
     # -- references -------------------------------------------------------------------------------

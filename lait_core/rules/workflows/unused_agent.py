@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Severity
+from collections.abc import Set
+
+from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
+from lait_core.source.tree import MappingNode
 
 CODE = "LAIT316"
 
@@ -16,3 +19,17 @@ RULE = rule(
     Example("agents:\n  critic: {system: You criticise.}\nsteps:\n  - prompt: Hi\n"),
     Example("agents:\n  critic: {system: You criticise.}\nsteps:\n  - agent: critic\n"),
 )
+
+
+def check_unused_agents(agents: MappingNode, used: Set[str], out: list[Diagnostic]) -> None:
+    """Warn at the key of each entry of a workflow's ``agents:`` whose name is not in ``used``."""
+    for name, knode, _v in agents.items():
+        if name not in used:
+            out.append(
+                Diagnostic(
+                    CODE,
+                    f"agent '{name}' is defined in 'agents:' but never used by an 'agent:' step",
+                    knode.range,
+                    Severity.WARNING,
+                )
+            )

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Severity
+from collections.abc import Set
+
+from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
+from lait_core.source.tree import MappingNode
 
 CODE = "LAIT315"
 
@@ -16,3 +19,17 @@ RULE = rule(
     Example("schemas:\n  answer: {type: object}\nsteps:\n  - prompt: Hi\n"),
     Example("schemas:\n  answer: {type: object}\nsteps:\n  - prompt: Hi\n    output_schema: answer\n"),
 )
+
+
+def check_unused_schemas(schemas: MappingNode, used: Set[str], out: list[Diagnostic]) -> None:
+    """Warn at the key of each entry of a workflow's ``schemas:`` whose name is not in ``used``."""
+    for name, knode, _v in schemas.items():
+        if name not in used:
+            out.append(
+                Diagnostic(
+                    CODE,
+                    f"schema '{name}' is defined in 'schemas:' but never referenced",
+                    knode.range,
+                    Severity.WARNING,
+                )
+            )
