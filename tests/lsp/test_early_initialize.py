@@ -216,3 +216,18 @@ def test_a_shared_or_symlinked_cache_folder_is_neither_read_nor_written(tmp_path
     (shared / "planted.json").write_text("{}")
     session(tmp_path, {})
     assert sorted(p.name for p in shared.iterdir()) == ["planted.json"]  # others can write it: unused
+
+
+def test_what_the_client_sent_is_not_written(tmp_path: Path) -> None:
+    """The cache holds the server's answer only: the client's options (which may carry a token)
+    are part of the key's hash, never of a file."""
+    canary = "lait-canary-3f9c1e7d-secret"
+    caps = {"experimental": {"token": canary}}
+    session(tmp_path, caps)
+    session(tmp_path, caps)
+    files = list((tmp_path / "cache").rglob("*"))
+    assert remembered(tmp_path)
+    for path in files:
+        if path.is_file():
+            assert canary not in path.read_text(encoding="utf-8", errors="replace"), path
+            assert canary not in path.name
