@@ -66,6 +66,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def file_kind(mode: int) -> str:
+    """What a non-regular ``st_mode`` is, for messages: ``a FIFO (named pipe)``, ``a directory``..."""
+    return _kind(mode)
+
+
 def not_regular(path: str | os.PathLike[str], mode: int) -> FileRefused:
     kind = _kind(mode)
     if kind == "a directory":

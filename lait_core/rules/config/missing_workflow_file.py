@@ -1,4 +1,5 @@
-"""LAIT105 missing-workflow-file: a `workflows:` registry entry names a file that does not exist."""
+"""LAIT105 missing-workflow-file: a `workflows:` registry entry names a file that does not exist or
+is not a regular file (a FIFO, a directory, a device: named as such, never opened)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ RULE = rule(
     CODE,
     "missing-workflow-file",
     Severity.ERROR,
-    "A `workflows:` registry entry names a file that does not exist.",
+    "A `workflows:` registry entry names a file that does not exist or is not a regular file.",
     "`lait run NAME` looks the name up in `workflows:`; the path is relative to the config file that "
     "defines it.",
     Example("workflows:\n  triage: ./flows/triage.yml\n", filename=C),
@@ -37,11 +38,26 @@ def check_registry(root: MappingNode, base: Path, out: list[Diagnostic]) -> None
         if not isinstance(rel, str):
             continue
         path = Path(rel) if Path(rel).is_absolute() else base / rel
-        if not path.is_file():
-            out.append(
-                Diagnostic(
-                    CODE,
-                    f"workflows.{name} resolves to '{path}', which does not exist",
-                    value.range,
-                )
-            )
+        problem = _problem(path)
+        if problem is not None:
+            out.append(Diagnostic(CODE, f"workflows.{name} resolves to '{path}', {problem}", value.range))
+
+
+def _problem(path: Path) -> str | None:
+    """Why ``path`` cannot be the workflow file (None: it is a regular file); never opens it."""
+    import stat
+
+    from lait_core.source.files import file_kind
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "which does not exist"
+    if stat.S_ISREG(mode):
+        return None
+    kind = file_kind(mode)
+    return (
+        f"which is {kind}, not a workflow file"
+        if kind == "a directory"
+        else f"which is {kind}, not a regular file"
+    )
