@@ -133,6 +133,7 @@ def execute(
             config_dir,
             terminal,
             approve_tools=common.approve_tools,
+            keep_grants=True,
             on_spawn=interrupts.on_spawn,
             records=records,
         ) as session:

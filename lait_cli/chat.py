@@ -533,6 +533,7 @@ async def run_chat(
         plan.config_dir,
         terminal,
         approve_tools=o.approve_tools,
+        keep_grants=True,
         on_spawn=interrupts.on_spawn,
         wrap_sender=tracing if terminal.verbosity >= 2 else None,
         records=records,

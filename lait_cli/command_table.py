@@ -110,6 +110,12 @@ COMMANDS: dict[str, Entry] = {
         "rate of each case.",
     ),
     "mcp": Entry("lait_cli.mcp", "Show the configured MCP servers and their tools; call a tool."),
+    "policy": Entry(
+        "lait_cli.policy", "Check what the tool approval policy decides for a call, running nothing."
+    ),
+    "grants": Entry(
+        "lait_cli.grants", "List and revoke the project's standing tool approvals (.lait/grants.yml)."
+    ),
     "agent": Entry("lait_cli.agent", "Run agent files; list the registered agents."),
     "workflow": Entry("lait_cli.lists", "List the workflows registered in lait.config.yml."),
     "skill": Entry("lait_cli.lists", "List the skills registered in lait.config.yml."),

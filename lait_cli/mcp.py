@@ -182,6 +182,7 @@ def run_fetch(loaded: LoadedServers, name: str) -> list[Tool]:
             base_dir=loaded.config_dir,
             sign_in=terminal_presenter(sys.stdin, sys.stderr),
             on_spawn=interrupts.on_spawn,
+            contained=loaded.config.confine == "project",
         ) as pool:
             return await pool.source(name).list_tools()
 
@@ -278,6 +279,7 @@ def run_call(loaded: LoadedServers, name: str, tool: str, arguments: str) -> Too
             base_dir=loaded.config_dir,
             sign_in=presenter_of(interaction),
             on_spawn=interrupts.on_spawn,
+            contained=loaded.config.confine == "project",
         ) as pool:
             return await call_tool(
                 pool,

@@ -82,6 +82,7 @@ def lock_command(
             base_dir=loaded.config_dir,
             sign_in=terminal_presenter(sys.stdin, sys.stderr),
             on_spawn=interrupts.on_spawn,
+            contained=loaded.config.confine == "project",
         )
 
     live = run_interrupted(fetch)

@@ -189,6 +189,8 @@ class ReplTerminal(ChatTerminal):
         lines = [f"tool call: {call.name}", f"arguments: {shown_arguments(call.arguments)}"]
         if call.command is not None:
             lines.append(f"command: {argv_text(call.command)}")
+        if call.hints:
+            lines.append(f"server says: {', '.join(call.hints)} (unverified)")
         header = "\n".join(lines) + "\n"
         while True:
             try:
@@ -299,6 +301,7 @@ async def _repl(state: State) -> int:
         state.config_dir,
         terminal,
         approve_tools=o.approve_tools,
+        keep_grants=True,
         on_spawn=interrupts.on_spawn,
         records=records,
     ) as session:

@@ -227,6 +227,7 @@ def run_for_real(
             config_dir,
             terminal,
             approve_tools=common.approve_tools,
+            keep_grants=True,
             on_spawn=interrupts.on_spawn,
             records=records,
         ) as session:

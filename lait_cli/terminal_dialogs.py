@@ -152,6 +152,8 @@ class TerminalInteraction:
                 lines = [f"tool call: {call.name}", f"arguments: {shown_arguments(call.arguments)}"]
                 if call.command is not None:
                     lines.append(f"command: {argv_text(call.command)}")
+                if call.hints:
+                    lines.append(f"server says: {', '.join(call.hints)} (unverified)")
                 self._say("\n".join(lines) + "\n" + APPROVAL_PROMPT)
                 line = self.stdin.readline()
                 if abandoned.is_set():

@@ -517,6 +517,7 @@ async def mcp_check(config: Config, base: Path, name: str, options: Options) -> 
         environ=options.environ,
         stderr=options.server_stderr,
         on_spawn=options.on_spawn,
+        contained=config.confine == "project",
     )
     try:
         tools = await asyncio.wait_for(pool.source(name).list_tools(), timeout)

@@ -116,6 +116,8 @@ class EditorInteraction:
         lines = [f"lait: the model wants to call '{call.name}'{where}.", f"arguments: {call.arguments}"]
         if call.command is not None:
             lines.append(f"command: {argv_text(call.command)}")
+        if call.hints:
+            lines.append(f"the server says: {', '.join(call.hints)} (unverified)")
         chosen = await self._message_request("\n".join(lines), [ALLOW_ONCE, ALLOW_SESSION, DENY])
         return _FALLBACK_DECISIONS.get(chosen or DENY, ApprovalDecision.DENY)
 

@@ -199,6 +199,8 @@ def approve_params(run_id: str, call: ApprovalRequest) -> dict[str, Any]:
         params["server"] = call.server
     if call.command is not None:
         params["command"] = list(call.command)
+    if call.hints:
+        params["hints"] = list(call.hints)  # the server's annotations: untrusted
     return params
 
 

@@ -240,6 +240,11 @@ class McpServerConfig(Strict):
     command: str | None = Field(None, description="stdio transport: the program to spawn. `${VAR}` expands.")
     args: list[str] = Field(default_factory=list, description="Arguments of `command`. `${VAR}` expands.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment for the child process.")
+    env_inherit: bool | None = Field(
+        None,
+        description="`false`: the server gets only its `env:` plus PATH, HOME, LANG and TERM, not lait's whole "
+        "environment (API keys included). Default: `true`, or `false` under `confine: project`.",
+    )
     cwd: str | None = Field(None, description="Working directory of the child process.")
     url: str | None = Field(None, description="Streamable-HTTP endpoint. `${VAR}` expands.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers. Values `${VAR}`-expand.")

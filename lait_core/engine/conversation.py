@@ -148,6 +148,7 @@ def loop_options(
         compaction_sender=compaction_sender,
         denial_text=session.denial_text,
         trace=session.trace,
+        grants=session.grants,
     )
 
 

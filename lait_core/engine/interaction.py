@@ -55,6 +55,9 @@ class ApprovalRequest:
     command: tuple[str, ...] | None = None
     """For shell tools: the rendered argv (None when it does not render)."""
     run_id: str | None = None
+    hints: tuple[str, ...] = ()
+    """For MCP tools: what the server's annotations claim (``read-only``, ``destructive``...),
+    untrusted: shown to the person, never a reason to run alone."""
 
 
 @dataclass(frozen=True, slots=True)

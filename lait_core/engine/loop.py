@@ -36,7 +36,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from lait_core.documents.models import CompactionConfig
+from lait_core.engine.decision import decide
+from lait_core.engine.grants import GRANTS_FILE, Grants
 from lait_core.engine.interaction import (
+    ApprovalDecision,
     ApprovalRequest,
     Compacted,
     Interaction,
@@ -50,6 +53,7 @@ from lait_core.engine.interaction import (
     UsageReported,
 )
 from lait_core.engine.models import (
+    AllowedToolsError,
     ChatRequest,
     ChatResponse,
     ConfigurationError,
@@ -69,7 +73,7 @@ from lait_core.engine.models import (
     user_message,
 )
 from lait_core.engine.policy import INTERACTIVE_DENIAL, Policy
-from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolSet
+from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolSet, tool_hints
 
 if TYPE_CHECKING:
     from lait_core.engine.records.trace import Span, TraceRecorder
@@ -112,6 +116,9 @@ class LoopOptions:
     """The tool result of a call the person denied (the editor names itself, not the CLI flag)."""
     trace: TraceRecorder | None = None
     """Receives an ``execute_tool`` event per call and a ``compact`` event per compaction."""
+    grants: Grants | None = None
+    """The project's standing grants: they answer an approval instead of the person, and an
+    "always" answer is kept there (None: "always" lasts for the process)."""
 
 
 @dataclass(slots=True)
@@ -259,19 +266,38 @@ class ToolLoop:
             history.extend(tool_message(call.id, text) for call, text in zip(calls, results, strict=True))
 
     async def _decide(self, call: ToolCall) -> _Decision:
-        denial = self.options.policy.denial(call.name)
-        if denial is not None:
-            return _Decision(None, denial)
         tool = self.tools.lookup(call.name)
+        grants = self.options.grants
+        key = tool.source.grant_key(tool) if tool is not None else (None, None)
+        grant = grants.find(call.name, *key) if grants is not None and self.options.approve_tools else None
+        verdict = decide(
+            call.name,
+            self.options.policy,
+            refusal=tool.source.refusal(tool) if tool is not None else None,
+            approve=self.options.approve_tools,
+            granted=None if grant is None else f"granted {grant.granted} in {GRANTS_FILE}",
+        )
+        if verdict.outcome == "deny" and not verdict.hard:
+            return _Decision(None, verdict.message)
         if tool is None:
             raise UnknownToolError(call.name)
-        tool.source.check(tool)  # hard errors (allowed_tools) before anyone is asked
-        if self.options.approve_tools:
+        if verdict.hard:
+            raise AllowedToolsError(verdict.message)  # before anyone is asked
+        if verdict.outcome == "ask":
             command = tool.source.preview(tool, call.arguments) if tool.kind is ToolKind.SHELL else None
-            request = ApprovalRequest(call.name, call.arguments, tool.kind.value, tool.server, command)
+            request = ApprovalRequest(
+                call.name,
+                call.arguments,
+                tool.kind.value,
+                tool.server,
+                command,
+                hints=tool_hints(tool.annotations),
+            )
             decision = await self.interaction.approve(request)
             if not decision.allowed:
                 return _Decision(None, self.options.denial_text)
+            if decision is ApprovalDecision.SESSION and grants is not None:
+                grants.add(call.name, *key)  # "always": kept for the project
         return _Decision(tool, None)
 
     def _trace_tool(self, call: ToolCall, round_number: int, denial: str | None) -> _ToolSpan | None:

@@ -23,6 +23,7 @@ from lait_core.engine.policy import INTERACTIVE_DENIAL
 from lait_core.engine.resolve import KeyResolver, ResolvedModel
 
 if TYPE_CHECKING:
+    from lait_core.engine.grants import Grants
     from lait_core.engine.records.sender import RunRecords
     from lait_core.engine.records.trace import TraceRecorder
     from lait_core.engine.tools.mcp import McpPool
@@ -49,10 +50,14 @@ class RunSession:
     """What the model is told when the person denies a tool call."""
     records: RunRecords | None = None
     """Cassettes, cache and trace of this run (None: the run keeps none)."""
+    keep_grants: bool = False
+    """An "always" approval is kept in the project's ``.lait/grants.yml`` and such grants answer
+    later approvals (the CLI); otherwise it lasts for the process."""
     keys: KeyResolver = field(init=False)
     cache: dict[tuple[str, str], Any] = field(default_factory=dict, init=False)
     """Parsed agents and skills of this run, by (kind, canonical path)."""
     _mcp: McpPool | None = field(default=None, init=False)
+    _grants: Grants | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.keys = KeyResolver(self.environ)
@@ -75,6 +80,7 @@ class RunSession:
         mcp: McpPool | None = None,
         cache: dict[tuple[str, str], Any] | None = None,
         records: RunRecords | None = None,
+        keep_grants: bool = False,
     ) -> AsyncIterator[RunSession]:
         """A session for one run; MCP servers and the HTTP client are closed on exit (a client or
         an MCP pool passed in is left to its owner: ``lait serve`` shares them, and the ``cache``
@@ -92,6 +98,7 @@ class RunSession:
             mcp_stderr=mcp_stderr,
             denial_text=denial_text,
             records=records,
+            keep_grants=keep_grants,
         )
         own_mcp = mcp is None
         if mcp is not None:
@@ -112,6 +119,17 @@ class RunSession:
                 await self.client.aclose()
 
     @property
+    def grants(self) -> Grants | None:
+        """The project's standing grants (None unless :attr:`keep_grants`)."""
+        if not self.keep_grants:
+            return None
+        if self._grants is None:
+            from lait_core.engine.grants import Grants
+
+            self._grants = Grants(self.config_dir)
+        return self._grants
+
+    @property
     def mcp(self) -> McpPool:
         """The run's MCP servers (created on first use; nothing connects until a tool is listed)."""
         if self._mcp is None:
@@ -126,6 +144,7 @@ class RunSession:
                 stderr=self.mcp_stderr,
                 on_spawn=self.on_spawn,
                 oauth=OAuthOptions(sign_in=presenter_of(self.interaction), environ=self.environ),
+                contained=self.config.confine == "project",
             )
         return self._mcp
 

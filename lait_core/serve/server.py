@@ -62,7 +62,11 @@ class LaitServer:
         self.cache: dict[tuple[str, str], Any] = {}
         self.client = ChatClient()
         self.pool = McpPool(
-            config.mcp_servers, base_dir=config_dir, stderr=options.stderr, on_spawn=options.on_spawn
+            config.mcp_servers,
+            base_dir=config_dir,
+            stderr=options.stderr,
+            on_spawn=options.on_spawn,
+            contained=config.confine == "project",
         )
         self._levels: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self.stores: dict[str, Any] = {}

@@ -100,7 +100,8 @@ def test_allowed_tools_and_tool_policy_refuse_before_the_call(lait: Lait, tmp_pa
     assert (run.returncode, run.stdout) == (1, "")
     assert (
         run.stderr
-        == "lait: MCP server 'peer': calling 'peer__echo' was denied by 'tool_policy' in lait.config.yml\n"
+        == "lait: MCP server 'peer': calling 'peer__echo' was denied by 'tool_policy' in lait.config.yml "
+        "(deny pattern 'peer__echo')\n"
     )
     assert calls_seen(marker_file) == []
     run = lait("mcp", "call", "peer", "add", '{"a": 1, "b": 2}', timeout=60)

@@ -97,7 +97,10 @@ async def test_progressive_skill_tool_obeys_tool_policy(
     llm_server.push(tool_calls(call("skill__s", {}, id="c1")), text("ok"))
     async with open_session(config, tmp_path) as session:
         await converse(session, resolve_llm_settings("chat", [], config), system=None, user="u")
-    assert llm_server.bodies[1]["messages"][-1]["content"] == "denied by 'tool_policy' in lait.config.yml"
+    assert (
+        llm_server.bodies[1]["messages"][-1]["content"]
+        == "denied by 'tool_policy' in lait.config.yml (deny pattern '*')"
+    )
 
 
 async def test_tool_order_and_output_schema_on_final_request(

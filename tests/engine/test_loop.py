@@ -352,10 +352,13 @@ async def test_policy_denial_is_soft_and_skips_approval(
         policy=Policy(deny=("tool__*", "ghost__*")),
     )
     assert result.response.content == "ok, I could not"
-    assert [m["content"] for m in result.messages if m["role"] == "tool"] == [
-        "denied by 'tool_policy' in lait.config.yml",
-        "denied by 'tool_policy' in lait.config.yml",  # a denied unknown name is a denial, not an error
-    ]
+    assert (
+        [m["content"] for m in result.messages if m["role"] == "tool"]
+        == [
+            "denied by 'tool_policy' in lait.config.yml (deny pattern 'tool__*')",
+            "denied by 'tool_policy' in lait.config.yml (deny pattern 'ghost__*')",  # a denied unknown name is a denial, not an error
+        ]
+    )
     assert not marker.exists() and interaction.approval_requests == []
 
 

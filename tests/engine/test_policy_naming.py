@@ -48,8 +48,12 @@ def test_deny_before_allow_and_empty_allow() -> None:
     assert Policy(deny=("tool__*",)).allows("agent__x")  # empty allow allows everything else
     assert (
         Policy(deny=("tool__*",)).denial("tool__rg")
-        == POLICY_DENIAL
-        == "denied by 'tool_policy' in lait.config.yml"
+        == f"{POLICY_DENIAL} (deny pattern 'tool__*')"
+        == "denied by 'tool_policy' in lait.config.yml (deny pattern 'tool__*')"
+    )
+    assert (
+        Policy(allow=("a*", "b")).denial("c")
+        == "denied by 'tool_policy' in lait.config.yml (no allow pattern matches; allow: a*, b)"
     )
     assert Policy().denial("x") is None
 

@@ -92,17 +92,20 @@ async def test_tool_policy_and_approval_are_soft(
         tool_calls(call("peer__echo", {"text": "no"}), call("peer__add", {"a": 1, "b": 1})), text("ok")
     )
     assert await loop(llm_server, tools, policy=Policy(allow=("peer__*",), deny=("*__echo",))) == "ok"
-    assert [m.split("\n\n")[0] for m in tool_messages(llm_server)] == [POLICY_DENIAL, "2"]
+    assert [m.split("\n\n")[0] for m in tool_messages(llm_server)] == [
+        f"{POLICY_DENIAL} (deny pattern '*__echo')",
+        "2",
+    ]
 
     # a non-empty allow list denies everything else
     llm_server.push(tool_calls(call("peer__echo", {"text": "no"})), text("ok"))
     assert await loop(llm_server, tools, policy=Policy(allow=("peer__add",))) == "ok"
-    assert tool_messages(llm_server) == [POLICY_DENIAL]
+    assert tool_messages(llm_server) == [f"{POLICY_DENIAL} (no allow pattern matches; allow: peer__add)"]
 
     # both must pass: a policy denial of a tool outside allowed_tools stays soft (checked first)
     llm_server.push(tool_calls(call("peer__fail", {})), text("ok"))
     assert await loop(llm_server, tools, policy=Policy(deny=("peer__fail",))) == "ok"
-    assert tool_messages(llm_server) == [POLICY_DENIAL]
+    assert tool_messages(llm_server) == [f"{POLICY_DENIAL} (deny pattern 'peer__fail')"]
     # ... and a policy allow does not lift allowed_tools
     llm_server.push(tool_calls(call("peer__fail", {})))
     with pytest.raises(AllowedToolsError):

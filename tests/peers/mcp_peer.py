@@ -12,7 +12,7 @@
 * ``--odd-output-schema``: list ``echo`` with an ``outputSchema`` its results do not match.
 * ``--echo-description TEXT``: list ``echo`` with this description (a tool that changed since it was
   pinned in ``lait.lock``).
-* ``--annotate``: list ``whoami`` as ``readOnlyHint: true`` and ``crash`` as ``destructiveHint: true``.
+* ``--annotate``: list ``whoami`` and ``echo`` as ``readOnlyHint: true`` and ``crash`` as ``destructiveHint: true``.
 * ``--getenv``: also offer ``getenv(name)``, the value of one of the server's environment variables
   (``<unset>`` when it has none): what a contained server sees.
 """
@@ -260,7 +260,7 @@ def build(args: argparse.Namespace) -> MCPServer:
             for tool in base.tools:
                 if tool.name == "echo" and args.echo_description is not None:
                     tool.description = args.echo_description
-                if args.annotate and tool.name == "whoami":
+                if args.annotate and tool.name in ("whoami", "echo"):
                     tool.annotations = types.ToolAnnotations(read_only_hint=True)
                 if args.annotate and tool.name == "crash":
                     tool.annotations = types.ToolAnnotations(destructive_hint=True)

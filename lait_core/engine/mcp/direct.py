@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lait_core.documents.models import McpServerConfig
+from lait_core.engine.decision import decide
 from lait_core.engine.interaction import ApprovalRequest, Interaction
 from lait_core.engine.mcp.errors import McpError
 from lait_core.engine.mcp.oauth.options import OAuthOptions
 from lait_core.engine.mcp.spec import unknown_server
 from lait_core.engine.policy import INTERACTIVE_DENIAL, Policy
-from lait_core.engine.tools.base import CallContext, ToolResult
+from lait_core.engine.tools.base import CallContext, ToolResult, tool_hints
 from lait_core.engine.tools.mcp import McpPool
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ async def open_server(
     environ: Mapping[str, str] | None = None,
     store: TokenStore | None = None,
     on_spawn: Callable[[int], None] | None = None,
+    contained: bool = False,
 ) -> AsyncIterator[McpPool]:
     """A pool of the engine's MCP client (the connections chat, agents and workflows use) holding
     server ``name`` alone, for a command a person runs: ``sign_in`` shows an OAuth authorization
@@ -72,6 +74,7 @@ async def open_server(
         environ=environ,
         on_spawn=on_spawn,
         oauth=OAuthOptions(sign_in=sign_in, environ=environ, store=store),
+        contained=contained,
     )
     try:
         yield pool
@@ -99,12 +102,18 @@ async def call_tool(
     if tool is None:
         offered = ", ".join(t.name for t in tools) or "no tools"
         raise McpError(server, f"has no tool '{tool_name}' (it offers: {offered})")
-    denial = (policy or Policy()).denial(tool.qualified_name)
-    if denial is not None:
-        raise ToolRefused(server, f"calling '{tool.qualified_name}' was {denial}")
+    verdict = decide(tool.qualified_name, policy or Policy(), refusal=source.refusal(tool), approve=approve)
+    if verdict.outcome == "deny" and not verdict.hard:
+        raise ToolRefused(server, f"calling '{tool.qualified_name}' was {verdict.message}")
     source.check(tool)
-    if approve:
-        request = ApprovalRequest(tool.qualified_name, arguments or "{}", tool.kind.value, server)
+    if verdict.outcome == "ask":
+        request = ApprovalRequest(
+            tool.qualified_name,
+            arguments or "{}",
+            tool.kind.value,
+            server,
+            hints=tool_hints(tool.annotations),
+        )
         decision = await interaction.approve(request)
         if not decision.allowed:
             raise ToolRefused(server, f"calling '{tool.qualified_name}' was {INTERACTIVE_DENIAL}")

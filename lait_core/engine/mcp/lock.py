@@ -102,11 +102,26 @@ class McpLock:
         """Raise :class:`LockDrift` when ``tools`` (the server's listing) drift from the entry."""
         changes = self.drift(name, config, tools)
         if changes:
-            raise LockDrift(
-                name,
-                f"its tools differ from {self.path} ({'; '.join(changes)}); nothing was called. Review the "
-                f"change, then run 'lait mcp lock --update {name}' to pin it",
-            )
+            raise LockDrift(name, self.drift_message(name, changes))
+
+    def drift_message(self, name: str, changes: list[str]) -> str:
+        """The error detail for server ``name`` drifting by ``changes``."""
+        return (
+            f"its tools differ from {self.path} ({'; '.join(changes)}); nothing was called. Review the "
+            f"change, then run 'lait mcp lock --update {name}' to pin it"
+        )
+
+    def unpinned(self, server: str, tool: str) -> str | None:
+        """Without connecting: why a run would refuse ``tool`` of ``server`` (the server or the tool
+        is not in the file), as the run says it; None when both are pinned."""
+        entry = self.servers.get(server)
+        if entry is None:
+            change = "the server is not pinned"
+        elif tool not in (entry.get("tools") or {}):
+            change = f"new tool '{tool}'"
+        else:
+            return None
+        return f"MCP server '{server}': {self.drift_message(server, [change])}"
 
 
 def describe_drift(pinned: Mapping[str, Any] | None, live: Mapping[str, Any]) -> list[str]:

@@ -23,6 +23,7 @@ async def live_entries(
     sign_in: SignIn | None,
     environ: Mapping[str, str] | None = None,
     on_spawn: Callable[[int], None] | None = None,
+    contained: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """name -> the lock entry its live listing gives, for each of ``names`` (connected one after
     the other; every connection closed on the way out). Raises the pool's errors
@@ -41,6 +42,7 @@ async def live_entries(
         on_spawn=on_spawn,
         oauth=OAuthOptions(sign_in=sign_in, environ=environ),
         pinned=False,
+        contained=contained,
     )
     try:
         out: dict[str, dict[str, Any]] = {}

@@ -17,11 +17,22 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE_FORBIDDEN = re.compile(r"[\x00\r\n]")
 
 
+CONTAINED_ENV = ("PATH", "HOME", "LANG", "TERM")
+"""What a contained server (``env_inherit: false``) gets of lait's environment besides its ``env:``."""
+
+
+def inherits_env(config: McpServerConfig, contained_by_default: bool) -> bool:
+    """Whether a stdio server gets lait's whole environment: its ``env_inherit``, else not under
+    ``confine: project`` (``contained_by_default``), else yes (the reference's behaviour)."""
+    return config.env_inherit if config.env_inherit is not None else not contained_by_default
+
+
 @dataclass(frozen=True, slots=True)
 class StdioSpec:
     argv: tuple[str, ...]
     env: dict[str, str]
-    """The complete environment of the child: the inherited one plus ``env:``."""
+    """The complete environment of the child: the inherited one (or :data:`CONTAINED_ENV` of it)
+    plus ``env:``."""
     cwd: Path | None
 
 
@@ -51,7 +62,12 @@ def _expand(name: str, key: str, value: str, environ: Mapping[str, str]) -> str:
 
 
 def server_spec(
-    name: str, config: McpServerConfig, *, base_dir: Path, environ: Mapping[str, str] | None = None
+    name: str,
+    config: McpServerConfig,
+    *,
+    base_dir: Path,
+    environ: Mapping[str, str] | None = None,
+    contained_by_default: bool = False,
 ) -> ServerSpec:
     """Expand ``config``; raises :class:`ConfigurationError` for both/neither of ``command`` and
     ``url``, unset variables, and invalid header names or values."""
@@ -81,7 +97,10 @@ def server_spec(
     assert config.command is not None
     argv = [_expand(name, "command", config.command, env_in)]
     argv.extend(_expand(name, f"args[{i}]", a, env_in) for i, a in enumerate(config.args))
-    child_env = dict(env_in)
+    if inherits_env(config, contained_by_default):
+        child_env = dict(env_in)
+    else:
+        child_env = {key: env_in[key] for key in CONTAINED_ENV if key in env_in}
     for key, raw in config.env.items():
         child_env[key] = _expand(name, f"env.{key}", raw, env_in)
     cwd: Path | None = None

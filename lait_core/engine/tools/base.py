@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -72,9 +72,29 @@ class Tool:
     source: ToolSource
     server: str | None = None
     """For MCP tools: the server name."""
+    annotations: Mapping[str, Any] | None = field(default=None, compare=False)
+    """For MCP tools: the server's ``annotations`` as sent (untrusted hints)."""
 
     def definition(self) -> ToolDefinition:
         return ToolDefinition(self.qualified_name, self.description, self.parameters)
+
+
+def tool_hints(annotations: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """What an approval prompt shows of an MCP tool's annotations: ``read-only``, ``destructive``,
+    ``idempotent``, ``open-world``. The server says so; nothing verifies it, so a hint is shown, never
+    acted on alone."""
+    if not annotations:
+        return ()
+    hints = []
+    if annotations.get("readOnlyHint") is True:
+        hints.append("read-only")
+    if annotations.get("destructiveHint") is True and annotations.get("readOnlyHint") is not True:
+        hints.append("destructive")
+    if annotations.get("idempotentHint") is True:
+        hints.append("idempotent")
+    if annotations.get("openWorldHint") is True:
+        hints.append("open-world")
+    return tuple(hints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +130,24 @@ class ToolSource(ABC):
     async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
         """Run one call; ``arguments`` is the model's raw JSON text."""
 
-    def check(self, tool: Tool) -> None:
-        """Raise a hard error when the source refuses ``tool`` outright (MCP ``allowed_tools``).
-        The loop calls it before asking for approval, so a refused call is never put to a person."""
+    def grant_key(self, tool: Tool) -> tuple[str | None, str | None]:
+        """What a standing grant of ``tool`` is tied to besides its name (:mod:`lait_core.engine.grants`):
+        the MCP server and how it is started; nothing for other tools."""
+        return None, None
+
+    def refusal(self, tool: Tool) -> str | None:
+        """Why the source refuses ``tool`` outright (MCP ``allowed_tools``), or None."""
         return None
+
+    def check(self, tool: Tool) -> None:
+        """Raise a hard error (:class:`~lait_core.engine.models.AllowedToolsError`) when the source
+        refuses ``tool`` outright. The loop decides before asking for approval, so a refused call is
+        never put to a person."""
+        refusal = self.refusal(tool)
+        if refusal is not None:
+            from lait_core.engine.models import AllowedToolsError
+
+            raise AllowedToolsError(refusal)
 
     def preview(self, tool: Tool, arguments: str) -> tuple[str, ...] | None:
         """What the approval prompt shows besides the arguments (shell tools: the argv)."""

@@ -33,7 +33,7 @@ from lait_core.engine.mcp.render import render_result
 from lait_core.engine.mcp.shield import shielded
 from lait_core.engine.mcp.spec import unknown_server
 from lait_core.engine.models import JsonObject
-from lait_core.engine.policy import check_allowed_tools
+from lait_core.engine.policy import allowed_tools_refusal
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult, ToolSource, parse_arguments
 from lait_core.engine.tools.naming import qualify
 
@@ -73,9 +73,13 @@ class McpPool:
         on_spawn: Callable[[int], None] | None = None,
         oauth: OAuthOptions | None = None,
         pinned: bool = True,
+        contained: bool = False,
     ) -> None:
         self.base_dir = base_dir
         self.pinned = pinned
+        self.contained = contained
+        """``confine: project``: a stdio server without ``env_inherit`` does not inherit lait's
+        environment (:func:`lait_core.engine.mcp.spec.inherits_env`)."""
         """Check each listing against ``lait.lock`` in ``base_dir`` when that file exists
         (:mod:`lait_core.engine.mcp.lock`); False for ``lait mcp lock`` itself."""
         self._lock: McpLock | bool | None = False
@@ -122,7 +126,13 @@ class McpPool:
             from lait_core.engine.mcp.connection import McpConnection
             from lait_core.engine.mcp.spec import server_spec
 
-            spec = server_spec(name, server.config, base_dir=self.base_dir, environ=self.environ)
+            spec = server_spec(
+                name,
+                server.config,
+                base_dir=self.base_dir,
+                environ=self.environ,
+                contained_by_default=self.contained,
+            )
             oauth = self.oauth
             if self.environ is not None and (oauth is None or oauth.environ is None):
                 from dataclasses import replace
@@ -248,17 +258,23 @@ class McpToolSource(ToolSource):
                     ToolKind.MCP,
                     self,
                     self.name,
+                    t.annotations,
                 )
                 for t in listing.tools
             ]
             listing.built["tools"] = tools
         return list(tools)
 
-    def check(self, tool: Tool) -> None:
-        """Raise :class:`~lait_core.engine.models.AllowedToolsError` when ``allowed_tools`` refuses
-        ``tool``; never connects. The loop may call it before asking for approval (seed 000: a
-        tool that ``allowed_tools`` refuses is not even asked about)."""
-        check_allowed_tools(self.name, tool.name, self.server.config.allowed_tools)
+    def grant_key(self, tool: Tool) -> tuple[str | None, str | None]:
+        from lait_core.engine.grants import grant_target
+        from lait_core.engine.mcp.lock import launch_entry
+
+        return self.name, grant_target(launch_entry(self.server.config))
+
+    def refusal(self, tool: Tool) -> str | None:
+        """The ``allowed_tools`` refusal of ``tool``; never connects. The loop decides before asking
+        for approval (seed 000: a tool that ``allowed_tools`` refuses is not even asked about)."""
+        return allowed_tools_refusal(self.name, tool.name, self.server.config.allowed_tools)
 
     async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
         self.check(tool)
