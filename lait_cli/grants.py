@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _grants(config: ConfigOption, no_config: NoConfigOption) -> Grants:
-    from lait_cli.mcp import load_servers
+    from lait_cli.mcp_servers import load_servers
     from lait_core.engine.grants import Grants
 
     return Grants(load_servers(config, no_config).config_dir)

@@ -64,7 +64,7 @@ def test_command(
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
 ) -> None:
-    from lait_cli.mcp import load_servers
+    from lait_cli.mcp_servers import load_servers
     from lait_core.engine.grants import Grants, GrantsError
     from lait_core.engine.mcp.lock import LockError
     from lait_core.engine.policy_check import Case, CaseError, evaluate, parse_case, project_lock

@@ -21,7 +21,7 @@ from lait_core.documents.discovery import CONFIG_NAME as CONFIG_NAME  # re-expor
 from lait_core.documents.discovery import ConfigError as ConfigError
 from lait_core.documents.discovery import find_project_config as find_project_config
 from lait_core.documents.discovery import global_config_path as global_config_path
-from lait_core.documents.models import Config, DefaultSettings, ModelMap, ToolPolicy
+from lait_core.documents.models import ApprovalSettings, Config, DefaultSettings, ModelMap, ToolPolicy
 from lait_core.documents.validate import Codes, validate_mapping
 from lait_core.rules.config.config_invalid_value import CODE as CONFIG_INVALID_VALUE
 from lait_core.rules.config.config_unknown_key import CODE as CONFIG_UNKNOWN_KEY
@@ -172,6 +172,12 @@ def merge(low: Config, high: Config, high_set: set[str]) -> Config:
         confine="project"
         if "project" in (low.confine, high.confine)
         else (high.confine if "confine" in high_set else low.confine),
+        approvals=ApprovalSettings.model_construct(
+            read_only=[
+                *low.approvals.read_only,
+                *(s for s in high.approvals.read_only if s not in low.approvals.read_only),
+            ]
+        ),
         serve=low.serve.model_copy(update={k: getattr(high.serve, k) for k in high.serve.model_fields_set}),
         lint=low.lint.model_copy(update={k: getattr(high.lint, k) for k in high.lint.model_fields_set}),
     )

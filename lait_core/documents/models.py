@@ -319,6 +319,16 @@ class ServeSettings(Strict):
     )
 
 
+class ApprovalSettings(Strict):
+    """Calls `--approve-tools` (and the editor's approvals) do not ask about."""
+
+    read_only: list[str] = Field(
+        default_factory=list,
+        description="MCP servers whose tools annotated `readOnlyHint: true` (and not destructive) run without "
+        "asking. The annotation is the server's own claim and never enough alone: list only servers you trust.",
+    )
+
+
 RuleSeverity = Literal["error", "warning", "info", "off"]
 
 
@@ -389,6 +399,10 @@ class Config(Strict):
         description="`project`: a run fails when a `write:`, `files:`/`images:`, `agent:` or `workflow:` path "
         "leads outside the folder of the project's lait.config.yml (symbolic links resolved). Default `none`. "
         "A global `confine: project` cannot be lifted by a project.",
+    )
+    approvals: ApprovalSettings = Field(
+        default_factory=defaults_of(ApprovalSettings),
+        description="Tool calls that are not asked about under `--approve-tools` (read-only tools of listed servers).",
     )
     serve: ServeSettings = Field(
         default_factory=defaults_of(ServeSettings),

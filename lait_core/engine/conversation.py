@@ -149,6 +149,7 @@ def loop_options(
         denial_text=session.denial_text,
         trace=session.trace,
         grants=session.grants,
+        read_only_servers=tuple(config.approvals.read_only),
     )
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from lait_core.documents.models import CompactionConfig
-from lait_core.engine.decision import decide
+from lait_core.engine.decision import decide, read_only_reason
 from lait_core.engine.grants import GRANTS_FILE, Grants
 from lait_core.engine.interaction import (
     ApprovalDecision,
@@ -116,6 +116,8 @@ class LoopOptions:
     """The tool result of a call the person denied (the editor names itself, not the CLI flag)."""
     trace: TraceRecorder | None = None
     """Receives an ``execute_tool`` event per call and a ``compact`` event per compaction."""
+    read_only_servers: tuple[str, ...] = ()
+    """``approvals.read_only``: servers whose read-only-annotated tools run without asking."""
     grants: Grants | None = None
     """The project's standing grants: they answer an approval instead of the person, and an
     "always" answer is kept there (None: "always" lasts for the process)."""
@@ -276,6 +278,9 @@ class ToolLoop:
             refusal=tool.source.refusal(tool) if tool is not None else None,
             approve=self.options.approve_tools,
             granted=None if grant is None else f"granted {grant.granted} in {GRANTS_FILE}",
+            read_only=read_only_reason(tool.server, tool.annotations, self.options.read_only_servers)
+            if tool is not None
+            else None,
         )
         if verdict.outcome == "deny" and not verdict.hard:
             return _Decision(None, verdict.message)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lait_core.documents.models import Config
-from lait_core.engine.decision import Verdict, decide
+from lait_core.engine.decision import Verdict, decide, read_only_reason
 from lait_core.engine.grants import GRANTS_FILE, Grants, grant_target
 from lait_core.engine.mcp.lock import McpLock, launch_entry
 from lait_core.engine.policy import Policy, allowed_tools_refusal
@@ -108,6 +108,14 @@ def evaluate(
         key = (None, None)
         kind = _kind(config, case.name)
     grant = grants.find(case.name, *key) if grants is not None and approve else None
+    read_only = None
+    if kind == "mcp" and lock is not None and key[0] is not None:
+        pinned = (lock.servers.get(key[0]) or {}).get("tools") or {}
+        entry = pinned.get(found[1]) if found is not None else None
+        annotations = entry.get("annotations") if isinstance(entry, dict) else None
+        read_only = read_only_reason(
+            key[0], annotations if isinstance(annotations, dict) else None, config.approvals.read_only
+        )
     verdict = decide(
         case.name,
         policy,
@@ -116,6 +124,7 @@ def evaluate(
         approve=approve,
         approval=approval,
         granted=None if grant is None else f"granted {grant.granted} in {GRANTS_FILE}",
+        read_only=read_only,
     )
     return Evaluated(case, kind, key[0], verdict)
 

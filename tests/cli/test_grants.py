@@ -153,3 +153,35 @@ def test_a_broken_grants_file_is_a_located_error(marked: Lait) -> None:
     run = marked("grants", "list")
     assert run.returncode == 3 and "expected a 'grants:' list" in run.stderr
     assert marked("grants", "revoke").returncode == 2
+
+
+def test_read_only_tools_of_listed_servers_run_unasked(
+    marked: Lait, server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """``approvals.read_only`` lets a listed server's read-only-annotated tool run without asking;
+    the annotation alone (server not listed) or the listing alone (tool not annotated) never does."""
+    lait = marked
+    marker_file = tmp_path / "seen"
+    project(lait, server, marker_file)
+    config = json.loads((lait.cwd / "lait.config.yml").read_text())
+    server.push(tool_calls(call("peer__echo", {"text": "hi"})), text("never"))
+    refused = lait("--approve-tools", "run", "wf.yml", "x", timeout=60)  # annotated, server not listed
+    assert refused.returncode != 0 and NOT_ASKED in refused.stderr
+
+    (lait.cwd / "lait.config.yml").write_text(json.dumps({**config, "approvals": {"read_only": ["peer"]}}))
+    server.clear()
+    server.push(tool_calls(call("peer__echo", {"text": "hi"})), text("done"))
+    ran = lait("--approve-tools", "run", "wf.yml", "x", timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert calls_seen(marker_file) == ["call echo hi"]
+    server.push(tool_calls(call("peer__add", {"a": 1, "b": 2})), text("never"))
+    refused = lait("--approve-tools", "run", "wf.yml", "x", timeout=60)  # listed, not annotated read-only
+    assert refused.returncode != 0 and NOT_ASKED in refused.stderr
+
+    assert lait("mcp", "lock", timeout=60).returncode == 0  # policy test reads the pinned annotations
+    explained = lait(
+        "--approve-tools", "policy", "test", "--tool", "peer__echo", "--tool", "peer__crash", "--json"
+    )
+    verdicts = {r["call"]: (r["verdict"], r["source"]) for r in json.loads(explained.stdout)}
+    assert verdicts == {"peer__echo": ("allow", "approvals"), "peer__crash": ("ask", "approval")}
+    assert running_with_marker(lait.env["LAIT_TEST_MARKER"]) == []

@@ -36,10 +36,15 @@ def write(lait: Lait, top: dict[str, Any] | None = None, **server: Any) -> None:
     lait.write("lait.config.yml", json.dumps(config))
 
 
-def getenv(lait: Lait, name: str) -> str:
-    run = lait("mcp", "call", "peer", "getenv", json.dumps({"name": name}), "--json", timeout=60)
+NAMES = ("OPENAI_API_KEY", "XDG_CONFIG_HOME", "PEER_SETTING", "HOME", "LANG", "PATH")
+
+
+def getenv(lait: Lait) -> dict[str, str]:
+    """What the server sees of :data:`NAMES` (one ``lait mcp call``)."""
+    run = lait("mcp", "call", "peer", "getenv", json.dumps({"name": ",".join(NAMES)}), "--json", timeout=60)
     assert run.returncode == 0, run.stderr
-    return str(json.loads(run.stdout)["content"][0]["text"])
+    seen: dict[str, str] = json.loads(json.loads(run.stdout)["content"][0]["text"])
+    return seen
 
 
 @pytest.fixture
@@ -62,11 +67,11 @@ def test_a_contained_server_sees_no_api_key(
     marked: Lait, server: dict[str, Any], top: dict[str, Any]
 ) -> None:
     write(marked, top, **server)
-    assert getenv(marked, "OPENAI_API_KEY") == "<unset>"
-    assert getenv(marked, "XDG_CONFIG_HOME") == "<unset>"  # nothing else of lait's environment either
-    assert getenv(marked, "PEER_SETTING") == "on"  # its env: is passed
-    assert getenv(marked, "HOME") == marked.env["HOME"] and getenv(marked, "LANG") == "C.UTF-8"
-    assert getenv(marked, "PATH") == marked.env["PATH"]
+    seen = getenv(marked)
+    assert seen["OPENAI_API_KEY"] == "<unset>"
+    assert seen["XDG_CONFIG_HOME"] == "<unset>"  # nothing else of lait's environment either
+    assert seen["PEER_SETTING"] == "on"  # its env: is passed
+    assert (seen["HOME"], seen["LANG"], seen["PATH"]) == (marked.env["HOME"], "C.UTF-8", marked.env["PATH"])
     lint = marked("lint", "lait.config.yml")
     assert "LAIT605" not in lint.stdout, lint.stdout
     assert running_with_marker(marked.env["LAIT_TEST_MARKER"]) == []
@@ -77,9 +82,9 @@ def test_an_inheriting_server_sees_the_key_and_lint_warns(
     marked: Lait, server: dict[str, Any], top: dict[str, Any]
 ) -> None:
     write(marked, top, **server)
-    seen = getenv(marked, "OPENAI_API_KEY")
-    assert seen != "<unset>"  # the key, as is or masked in the output
-    assert getenv(marked, "XDG_CONFIG_HOME") == marked.env["XDG_CONFIG_HOME"]
+    seen = getenv(marked)
+    assert seen["OPENAI_API_KEY"] != "<unset>"  # the key, as is or masked in the output
+    assert seen["XDG_CONFIG_HOME"] == marked.env["XDG_CONFIG_HOME"]
     lint = marked("lint", "lait.config.yml")
     assert lint.returncode == 0
     [finding] = [line for line in lint.stdout.splitlines() if "LAIT605" in line]

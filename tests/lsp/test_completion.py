@@ -219,6 +219,7 @@ async def test_top_level_keys_of_each_file_kind(client: LanguageClient, tmp_path
         "tool_policy",
         "jev",
         "confine",
+        "approvals",
         "serve",
         "lint",
     ]

@@ -13,8 +13,8 @@
 * ``--echo-description TEXT``: list ``echo`` with this description (a tool that changed since it was
   pinned in ``lait.lock``).
 * ``--annotate``: list ``whoami`` and ``echo`` as ``readOnlyHint: true`` and ``crash`` as ``destructiveHint: true``.
-* ``--getenv``: also offer ``getenv(name)``, the value of one of the server's environment variables
-  (``<unset>`` when it has none): what a contained server sees.
+* ``--getenv``: also offer ``getenv(name)``, the values of the server's environment variables named
+  (comma-separated) as a JSON object (``<unset>`` for a missing one): what a contained server sees.
 """
 
 from __future__ import annotations
@@ -238,8 +238,11 @@ def build(args: argparse.Namespace) -> MCPServer:
 
         @server.tool()
         def getenv(name: str) -> str:
-            """The value of the server's environment variable ``name``."""
-            return os.environ.get(name, "<unset>")
+            """The values of the server's environment variables ``name`` (comma-separated names), as a
+            JSON object; ``<unset>`` for a variable it does not have."""
+            import json
+
+            return json.dumps({n: os.environ.get(n, "<unset>") for n in name.split(",")})
 
     low = server._lowlevel_server
     if args.many or marker or args.odd_output_schema or args.echo_description is not None or args.annotate:

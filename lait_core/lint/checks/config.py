@@ -18,7 +18,7 @@ from lait_core.rules.config.prompt_undeclared_var import check_prompt_vars
 from lait_core.rules.config.prompt_unknown_name import check_prompt_names
 from lait_core.rules.config.python_from_path import check_python_from_path
 from lait_core.rules.config.tool_definition import check_tools
-from lait_core.rules.security import env_inherit, literal_secret, option_injection, shell_interpolation
+from lait_core.rules.security import literal_secret, mcp_env_inherited, option_injection, shell_interpolation
 
 
 def check_config(doc: ConfigDocument) -> list[Diagnostic]:
@@ -34,7 +34,7 @@ def check_config(doc: ConfigDocument) -> list[Diagnostic]:
     check_placeholders(root, out)
     option_injection.check(root, out)
     literal_secret.check(root, doc.path, out)
-    env_inherit.check(root, out)
+    mcp_env_inherited.check(root, out)
     shell_interpolation.check_config(root, out)
     check_no_effect(root, out)
     check_mcp_oauth(root, out)
