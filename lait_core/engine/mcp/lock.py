@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.packages import runner_package
 from lait_core.engine.models import ConfigurationError
 
 if TYPE_CHECKING:
@@ -197,35 +198,6 @@ def load_lock(config_dir: Path) -> McpLock | None:
     return McpLock(path, servers)
 
 
-_RUNNERS = {"npx": "@", "bunx": "@", "pnpx": "@", "uvx": "=="}
-_OPTIONS_WITH_VALUE = {"-p", "--package", "--from", "--with", "--python", "-c", "--call"}
-
-
 def package_spec(config: McpServerConfig) -> tuple[str, bool] | None:
-    """For a server started by a package runner (``npx``, ``bunx``, ``pnpx``, ``uvx``): the package
-    it runs as written, and whether that names a version (``pkg@1.2.3``, ``pkg==1.2.3``). None for
-    any other command."""
-    if config.command is None:
-        return None
-    runner = Path(config.command).name
-    if runner not in _RUNNERS:
-        return None
-    args = iter(config.args)
-    for arg in args:
-        if arg in _OPTIONS_WITH_VALUE:
-            value = next(args, None)
-            if arg in ("-p", "--package", "--from") and value is not None:
-                return value, _versioned(value, runner)
-            continue
-        if arg.startswith("-"):
-            continue
-        return arg, _versioned(arg, runner)
-    return None
-
-
-def _versioned(spec: str, runner: str) -> bool:
-    if runner == "uvx":
-        return "==" in spec or "@" in spec
-    name = spec[1:] if spec.startswith("@") else spec
-    version = name.partition("@")[2]
-    return bool(version) and version not in ("latest", "next")
+    """:func:`~lait_core.engine.mcp.packages.runner_package` of a configured server."""
+    return None if config.command is None else runner_package(config.command, config.args)

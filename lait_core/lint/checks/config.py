@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lait_core.diagnostics import Diagnostic
 from lait_core.documents.config import ConfigDocument
+from lait_core.rules.config import mcp_unpinned_package
 from lait_core.rules.config.api_key_pair import check_api_keys
 from lait_core.rules.config.env_placeholder import check_placeholders
 from lait_core.rules.config.mcp_oauth import check_mcp_oauth
@@ -38,6 +39,7 @@ def check_config(doc: ConfigDocument) -> list[Diagnostic]:
     shell_interpolation.check_config(root, out)
     check_no_effect(root, out)
     check_mcp_oauth(root, out)
+    mcp_unpinned_package.check(root, out)
     check_prompt_vars(root, out)
     check_prompt_names(root, out)
     check_python_from_path(root, out)
