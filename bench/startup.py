@@ -10,6 +10,7 @@ does, so the numbers include interpreter start-up and imports. Measured, interle
 that load on the machine hits each the same:
 
 - ``python -c pass``: the floor (interpreter start-up alone);
+- ``ruff check`` of one file, the peer of ``lait lint`` of one file (a linter that is a native binary);
 - ``lait --version`` (target: <= 100 ms);
 - ``lait --help``, ``lait lint`` of the example workflow and of an empty directory (for context);
 - a chat's first request: ``lait --no-config --base-url URL --model m hi`` against a tiny HTTP
@@ -45,10 +46,12 @@ import json
 import os
 import platform
 import resource
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from collections.abc import Callable
@@ -196,6 +199,11 @@ def main() -> int:
     trials: dict[str, Callable[[], Sample]] = {
         "python -c pass": partial(timed, [sys.executable, "-c", "pass"], floor_env, cwd),
     }
+    ruff = shutil.which("ruff", path=sysconfig.get_path("scripts")) or shutil.which("ruff")
+    if ruff:  # the peer for one file's lint: a linter that is a native binary
+        trials["peer: ruff check one file"] = partial(
+            timed, [ruff, "check", "--no-cache", "--isolated", "servers/notes_server.py"], floor_env, cwd
+        )
     for mark, tree in trees:
         env = _env(tree, not args.no_bytecode_cache)
         trials |= {

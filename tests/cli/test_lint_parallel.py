@@ -89,6 +89,23 @@ def test_parallel_output_is_byte_identical_to_serial(lait: Lait, fmt: str) -> No
     )
 
 
+def test_a_baseline_hides_the_same_findings_in_workers(lait: Lait) -> None:
+    write_project(lait.cwd / "project", MIN_FILES + 40)
+    assert lait("lint", "--jobs", "1", "--write-baseline", "base.json", "project").returncode == 0
+    for n in range(1, 40, 4):  # new findings in some files, the baseline still hides the old ones
+        path = lait.cwd / "project" / "workflows" / f"broken{n}.yml"
+        path.write_text(path.read_text(encoding="utf-8") + "  - agent: another\n", encoding="utf-8")
+    serial = lait("lint", "--jobs", "1", "--baseline", "base.json", "project")
+    parallel = lait("lint", "--jobs", "2", "--baseline", "base.json", "project")
+    assert "in the baseline not shown" in serial.stderr
+    assert "another" in serial.stdout
+    assert (parallel.returncode, parallel.stdout, parallel.stderr) == (
+        serial.returncode,
+        serial.stdout,
+        serial.stderr,
+    )
+
+
 def test_the_pool_serves_exactly_the_serial_reports(tmp_path: Path) -> None:
     project = write_project(tmp_path / "project", MIN_FILES + 40)
     paths = [Path(p) for p in discover([str(project)]) if not p.endswith("lait.config.yml")]
