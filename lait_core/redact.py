@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -81,6 +81,22 @@ def add_url_secrets(url: object) -> None:
         if not eq:
             name, value = "", name
         if CREDENTIAL_PARAMETER.search(name) or len(value) >= LONG_QUERY_VALUE:
+            add_secret(value)
+
+
+SECRET_ENV_WORDS = frozenset(
+    {"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS", "PAT"}
+)
+"""Words of an environment variable's name (split at ``_``) that make its value a secret:
+``GITHUB_TOKEN``, ``AWS_SECRET_ACCESS_KEY``, ``DB_PASSWORD``."""
+
+
+def add_environment_secrets(environ: Mapping[str, str]) -> None:
+    """Remember the values of the environment variables whose names say they hold a secret
+    (:data:`SECRET_ENV_WORDS`): what a tool or ``run:`` step prints of them (``printenv
+    GITHUB_TOKEN``) is then masked in records, as configured secrets are."""
+    for name, value in environ.items():
+        if not SECRET_ENV_WORDS.isdisjoint(name.upper().split("_")):
             add_secret(value)
 
 

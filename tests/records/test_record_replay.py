@@ -163,3 +163,28 @@ def test_no_secret_reaches_any_file_lait_writes(
     assert (Path(project.env["XDG_DATA_HOME"]) / "lait" / "history.jsonl").is_file()
     checked = assert_no_canary(project.cwd, Path(project.env["XDG_DATA_HOME"]))
     assert checked >= 3 + 3 + 1 + 1 + 1
+
+
+def test_an_environment_secret_a_tool_prints_is_masked_in_the_cassette(
+    project: Lait, server: ScriptedOpenAIServer
+) -> None:
+    """`printenv DEPLOY_TOKEN` in a shell tool: the cassette (committed with the tests) holds `***`
+    where the value was, and the replay still finds its entries (the key is of the real request)."""
+    secret = f"{CANARY}-deploytoken"
+    project.env["DEPLOY_TOKEN"] = secret
+    config = (project.cwd / "lait.config.yml").read_text()
+    config = config.replace("tools:\n", "tools:\n  env:\n    command: [printenv, DEPLOY_TOKEN]\n", 1)
+    project.write("lait.config.yml", config)
+    project.write("wf.yml", "steps:\n  - id: ask\n    prompt: 'hi'\n    tools: [env]\n")
+    server.push(tool_calls(call("tool__env", {}, id="t1")), text("done"))
+    recorded = project("run", "wf.yml", "x", "--record", "tape", "--no-history")
+    assert recorded.returncode == 0, recorded.stderr
+    assert secret in json.dumps(server.bodies[1])  # the model really got the tool's output
+    tape = sorted((project.cwd / "tape").glob("*.json"))
+    assert len(tape) == 2
+    for entry in tape:
+        assert secret.encode() not in entry.read_bytes(), entry
+    assert any(b"***" in entry.read_bytes() for entry in tape)
+    server.stop()
+    replayed = project("run", "wf.yml", "x", "--replay", "tape", "--no-history")
+    assert (replayed.returncode, replayed.stdout) == (0, "done\n"), replayed.stderr

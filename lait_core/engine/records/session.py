@@ -43,6 +43,11 @@ def open_records(config: Config, request: RecordsRequest) -> RunRecords:
         raise RecordsSetupError(f"--replay: '{request.replay}' is not a directory of recordings")
     records = RunRecords()
     if request.record is not None:
+        import os
+
+        from lait_core.redact import add_environment_secrets
+
+        add_environment_secrets(os.environ)  # a cassette is committed: no secret a tool prints
         records.record = Cassette(request.record.absolute(), request.record_command)
     if request.replay is not None:
         records.replay = Cassette(request.replay.absolute(), request.record_command)
