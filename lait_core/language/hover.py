@@ -59,6 +59,12 @@ def hover_at(project: Project, doc: Document, pos: Position) -> HoverResult | No
         var = prompt_var_hover(index.root, pos)
         if var is not None:
             return var
+        if isinstance(index.root, MappingNode) and doc.path:
+            from lait_core.language.policy_hover import policy_pattern_hover
+
+            pattern = policy_pattern_hover(index.root, pos, str(doc.path))
+            if pattern is not None:
+                return HoverResult(*pattern)
     hit = index.at(pos)
     if hit is None and index.workflow is not None:
         found = field_hover(index, pos, project)

@@ -233,3 +233,39 @@ async def test_hover_never_fails(client: LanguageClient, tmp_path: Path) -> None
     half = marked("steps:\n  - prompt: hi\n    mcp: [‸\n")
     uri = open_doc(client, tmp_path / "half.yml", half.text)
     assert await hover(client, uri, half.at) is None
+
+
+async def test_a_tool_policy_pattern_shows_what_it_decides(client: LanguageClient, tmp_path: Path) -> None:
+    """The verdict and message of each known tool a pattern matches, from the decision function the
+    tool loop uses (so the editor shows what the model would read); MCP tools from lait.lock."""
+    from lait_core.engine.decision import decide
+    from lait_core.engine.policy import Policy
+
+    files = write_project(
+        tmp_path,
+        {
+            "lait.config.yml": "tools:\n  rm: {command: [rm, '{{ input.p }}']}\n  ls: {command: [ls]}\n"
+            "tool_policy:\n  deny: ['notes__del*', «'tool__r‸m'»]\n",
+            "lait.lock": '{"version": 1, "servers": {"notes": {"command": ["n"], "tools": {"delete": {}, "read": {}}}}}',
+        },
+    )
+    cfg = files["lait.config.yml"]
+    uri = open_doc(client, tmp_path / "lait.config.yml", cfg.text)
+    result = await hover(client, uri, cfg.at)
+    text = text_of(result)
+    expected = decide("tool__rm", Policy(deny=("notes__del*", "tool__rm"))).message
+    assert f"- `tool__rm`: **deny** — {expected}" in text
+    assert "tool__ls" not in text
+    assert result is not None and result.range == cfg.ranges[0]
+
+    files = write_project(
+        tmp_path / "b",
+        {
+            "lait.config.yml": "tool_policy:\n  deny: ['notes__de‸l*']\n",
+            "lait.lock": '{"version": 1, "servers": {"notes": {"command": ["n"], "tools": {"delete": {}, "read": {}}}}}',
+        },
+    )
+    cfg = files["lait.config.yml"]
+    uri = open_doc(client, tmp_path / "b" / "lait.config.yml", cfg.text)
+    text = text_of(await hover(client, uri, cfg.at))
+    assert "`notes__delete`: **deny**" in text and "notes__read" not in text
