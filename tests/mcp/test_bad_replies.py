@@ -77,3 +77,20 @@ async def test_the_loop_continues_after_bad_replies(
     ]
     assert messages[2] == "ok"
     assert (tmp_path / "marker").read_text() == "call malformed\ncall utf8\ncall ok\n"
+
+
+async def test_a_server_logging_to_stdout_gets_a_few_notes_and_a_count(pools: Pools, tmp_path: Path) -> None:
+    """5,000 log lines on stdout: three notes naming lines, one saying more are ignored, and the
+    count when the server stops -- not one stderr note per line."""
+    import io
+
+    notes = io.StringIO()
+    pool = pools({"raw": raw_peer(tmp_path / "marker")}, limits=DEFAULT_LIMITS, stderr=notes)
+    result = await asyncio.wait_for(call(pool.source("raw"), "chatty", {"lines": 5000}), BOUND)
+    assert (result.is_error, result.text) == (False, "ok")
+    await pool.aclose()
+    lines = notes.getvalue().splitlines()
+    assert len(lines) == 5, lines
+    assert lines[0] == "mcp_servers.raw: ignored a stdout line that is not JSON-RPC: b'peer log 0'"
+    assert "ignoring further stdout lines" in lines[3]
+    assert lines[4] == "mcp_servers.raw: ignored 5000 stdout lines that are not JSON-RPC in all"

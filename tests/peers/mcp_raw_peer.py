@@ -10,6 +10,7 @@ tools:
 ``utf8``        writes lines that are not UTF-8, then never answers
 ``deep``        writes a line of JSON nested 200,000 deep, then never answers
 ``flood``       answers a result of ``mib`` MiB (default 20)
+``chatty``      writes ``lines`` plain-text log lines to stdout (default 1000), then answers ``ok``
 
 With ``--marker FILE`` every call is appended to FILE (``call <name>``).
 """
@@ -21,8 +22,8 @@ import sys
 import time
 from typing import Any
 
-TOOLS = ["ok", "malformed", "utf8", "deep", "flood"]
-SCHEMA = {"type": "object", "properties": {"mib": {"type": "integer"}}}
+TOOLS = ["ok", "malformed", "utf8", "deep", "flood", "chatty"]
+SCHEMA = {"type": "object", "properties": {"mib": {"type": "integer"}, "lines": {"type": "integer"}}}
 
 
 def send(message: dict[str, Any]) -> None:
@@ -55,6 +56,9 @@ def call(rid: Any, name: str, args: dict[str, Any]) -> None:
     elif name == "flood":
         text = "x" * (int(args.get("mib", 20)) * 1024 * 1024)
         result(rid, {"content": [{"type": "text", "text": text}]})
+    elif name == "chatty":
+        raw(b"".join(b"peer log %d\n" % i for i in range(int(args.get("lines", 1000)))))
+        result(rid, {"content": [{"type": "text", "text": "ok"}]})
     else:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"unknown tool {name}"}})
 

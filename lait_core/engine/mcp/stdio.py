@@ -106,6 +106,8 @@ async def stdio_transport(
     in_writer, in_reader = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     out_writer, out_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
+    ignored = [0]  # stdout lines that were not JSON-RPC (a log printed to stdout by mistake)
+
     async def deliver(line: bytes) -> bool:
         """Hand one line to the session; False when the line is a fault that ends the connection."""
         line = line.rstrip(b"\r")
@@ -120,9 +122,18 @@ async def stdio_transport(
                     f"the server sent a line that is not JSON-RPC ({fault}); the connection was closed"
                 )
                 return False
-            _note(
-                copy_to, f"mcp_servers.{server}: ignored a stdout line that is not JSON-RPC: {line[:200]!r}"
-            )
+            ignored[0] += 1
+            if ignored[0] <= NOTED_LINES:
+                _note(
+                    copy_to,
+                    f"mcp_servers.{server}: ignored a stdout line that is not JSON-RPC: {line[:200]!r}",
+                )
+            elif ignored[0] == NOTED_LINES + 1:
+                _note(
+                    copy_to,
+                    f"mcp_servers.{server}: ignoring further stdout lines that are not JSON-RPC "
+                    "(their count follows when the server stops)",
+                )
             return True
         await in_writer.send(SessionMessage(message))
         return True
@@ -226,6 +237,11 @@ async def stdio_transport(
                     task.exception()
             for stream in (in_reader, out_writer, in_writer, out_reader):
                 stream.close()
+            if ignored[0] > NOTED_LINES:
+                _note(
+                    copy_to,
+                    f"mcp_servers.{server}: ignored {ignored[0]} stdout lines that are not JSON-RPC in all",
+                )
 
 
 def _garbage(line: bytes) -> str | None:
@@ -263,6 +279,11 @@ async def _exit_status(proc: asyncio.subprocess.Process, limit: float = 0.5) -> 
     deadline = loop.time() + limit
     while proc.returncode is None and loop.time() < deadline:
         await asyncio.sleep(0.01)
+
+
+NOTED_LINES = 3
+"""Stdout lines that are not JSON-RPC noted one by one; after them one note, and a count at the end
+(a server logging to stdout by mistake must not get one stderr note per log line)."""
 
 
 def _copy(copy_to: TextIO | None, text: str) -> None:
