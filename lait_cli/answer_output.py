@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 def write_output(path: Path | None, text: str) -> None:
     """``text`` to ``path`` (None: stdout); a file that cannot be written exits 1."""
     if path is None:
+        if sys.stdout.isatty():  # a terminal gets no control sequence from the model
+            from lait_core.controls import printable
+
+            text = printable(text)
         sys.stdout.write(text)
         sys.stdout.flush()
         return

@@ -351,6 +351,15 @@ class TerminalInteraction:
 
         return await self._in_thread(prompt)
 
+    @staticmethod
+    def _shown(text: str, out: Any) -> str:
+        """A model's text as written to ``out``: on a terminal without control sequences."""
+        if not text.isprintable() and out.isatty():
+            from lait_core.controls import printable
+
+            return printable(text)
+        return text
+
     # -- events
     def event(self, e: Event) -> None:
         if isinstance(e, TextDelta):
@@ -358,7 +367,7 @@ class TerminalInteraction:
                 self.stdout.write("\n\n")
                 self._reasoning_open = False
             self._content_started = True
-            self.stdout.write(e.text)
+            self.stdout.write(self._shown(e.text, self.stdout))
             self.stdout.flush()
         elif isinstance(e, ReasoningDelta):
             if not self.show_reasoning:
@@ -367,7 +376,7 @@ class TerminalInteraction:
             if not self._reasoning_open and not self._content_started:
                 out.write("Reasoning:\n")
             self._reasoning_open = True
-            out.write(e.text)
+            out.write(self._shown(e.text, out))
             out.flush()
         elif isinstance(e, StreamEnded):
             if e.final:

@@ -219,9 +219,10 @@ def error_chain_text(exc: BaseException) -> str:
             if not parts or text not in parts[-1]:
                 parts.append(text)
         current = current.__cause__
+    from lait_core.controls import printable
     from lait_core.redact import redact
 
-    return redact(": ".join(parts)) or "cancelled"
+    return printable(redact(": ".join(parts))) or "cancelled"
 
 
 class EngineError(Exception):
