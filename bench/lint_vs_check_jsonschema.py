@@ -4,6 +4,7 @@
 Run from anywhere (it finds the repository from its own location)::
 
     python3 bench/lint_vs_check_jsonschema.py [--n 50 1000] [--runs 5] [--seed 20240601] [--keep]
+    python3 bench/lint_vs_check_jsonschema.py --memory-only 10000
 
 What it does (details in bench/README.md):
 
@@ -839,6 +840,50 @@ def verify_clean(corpus: Corpus) -> dict[str, int]:
     return counts
 
 
+def _group_rss_kib(pgid: int) -> int:
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+            if int(stat[stat.rfind(")") + 2 :].split()[2]) != pgid:
+                continue
+            with open(f"/proc/{name}/status", encoding="ascii", errors="replace") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def peak_total_rss_kib(cmds: list[list[str]], env: dict[str, str] | None = None) -> int:
+    """Peak of the summed RSS of every process of each command (a parent and its lint workers),
+    sampled every 20 ms (Linux); the largest over ``cmds``. Pages the workers share with the parent
+    count once per process, so this overstates what the job really holds."""
+    peak = 0
+    for cmd in cmds:
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=REPO,
+            start_new_session=True,
+        )
+        try:
+            while proc.poll() is None:
+                peak = max(peak, _group_rss_kib(proc.pid))
+                time.sleep(0.02)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+    return peak
+
+
 def peak_rss_kib(cmds: list[list[str]], env: dict[str, str] | None = None) -> int:
     """Peak RSS of the largest process among ``cmds``, each measured in a fresh wrapper process.
 
@@ -1131,6 +1176,7 @@ def print_table(sizes: list[SizeResult], inproc: list[InProcessResult], rss: dic
     print(
         f"peak RSS at N={rss['n_workflows']} (the largest single process): lait lint {rss['lait_kib'] / 1024:.1f} MiB, "
         f"with --jobs 1 {rss['lait_jobs1_kib'] / 1024:.1f} MiB, "
+        f"all of lait's processes together {rss.get('lait_all_processes_kib', 0) / 1024:.1f} MiB, "
         f"check-jsonschema {rss['check_jsonschema_kib'] / 1024:.1f} MiB"
     )
     if sizes:
@@ -1147,6 +1193,32 @@ def print_table(sizes: list[SizeResult], inproc: list[InProcessResult], rss: dic
         print(f"--jobs 1 CPU per file (<= {PER_FILE_TARGET_MS:g} ms): {verdict} ({per_file:.2f} ms)")
 
 
+MEMORY_TARGET = 1.5  # lait's peak RSS / check-jsonschema's
+
+
+def memory_only(n: int, seed: int) -> int:
+    """Peak RSS of each tool on one generated project of ``n`` workflows (one run each)."""
+    root = Path(tempfile.mkdtemp(prefix="lait-bench-"))
+    try:
+        corpus = generate_corpus(root / f"n{n}", n, seed)
+        load = os.getloadavg()[0]
+        cjs = peak_rss_kib(cjs_job(corpus), cjs_env())
+        rows = {
+            "lait lint (largest process)": peak_rss_kib(lait_job(corpus)),
+            "lait lint --jobs 1": peak_rss_kib(lait_job(corpus, "--jobs", "1")),
+        }
+        if sys.platform == "linux":
+            rows["lait lint (all its processes, summed)"] = peak_total_rss_kib(lait_job(corpus))
+        print(f"{n} workflows + {len(corpus.agents)} agents; cpus {os.cpu_count()}, load average {load:.2f}")
+        print(f"check-jsonschema (largest process): {cjs / 1024:.1f} MiB")
+        for label, kib in rows.items():
+            verdict = "met" if kib <= MEMORY_TARGET * cjs else "NOT met"
+            print(f"{label}: {kib / 1024:.1f} MiB, {kib / cjs:.2f}x (target <= {MEMORY_TARGET}x: {verdict})")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--n", type=int, nargs="+", default=[50, 1000], help="numbers of workflow files")
@@ -1154,7 +1226,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20240601, help="generator seed")
     parser.add_argument("--keep", action="store_true", help="keep the generated files (path is printed)")
     parser.add_argument("--out", type=Path, default=OUT_FILE, help="where to write the JSON results")
+    parser.add_argument(
+        "--memory-only",
+        type=int,
+        metavar="N",
+        help="only measure peak memory at N workflows (target: lait <= 1.5x check-jsonschema)",
+    )
     args = parser.parse_args(argv)
+    if args.memory_only is not None:
+        return memory_only(args.memory_only, args.seed)
     if args.runs < 1 or any(n < 1 for n in args.n):
         parser.error("--n and --runs must be positive")
 
@@ -1183,6 +1263,8 @@ def main(argv: list[str] | None = None) -> int:
             "lait_jobs1_kib": peak_rss_kib(lait_job(largest, "--jobs", "1")),
             "check_jsonschema_kib": peak_rss_kib(cjs_job(largest), cjs_env()),
         }
+        if sys.platform == "linux":
+            rss["lait_all_processes_kib"] = peak_total_rss_kib(lait_job(largest))
         load_after = os.getloadavg()
         print_table(sizes, inproc, rss)
         print(f"load average (1 min) before / after: {load_before[0]:.2f} / {load_after[0]:.2f}")
