@@ -186,3 +186,44 @@ def test_ctrl_c_cancels_a_waiting_login(lait: Lait, tmp_path: Path) -> None:
     with pytest.raises(httpx2.TransportError):  # the loopback listener is closed
         httpx2.get(callback + "?state=x&code=y", timeout=5)
     assert running_with_marker(marker) == []
+
+
+@pytest.mark.conformance  # the MCP conformance suite's authorization server
+def test_a_forged_callback_does_not_end_the_sign_in(lait: Lait, tmp_path: Path) -> None:
+    """A local page that hits the loopback callback with another `state` (a code of its own, or an
+    `error`) gets 400; the real redirect that follows still signs in."""
+    lait.env.update({"XDG_DATA_HOME": str(tmp_path / "data")})
+    with scenario("auth/metadata-default") as suite:
+        lait.write("lait.config.yml", json.dumps({"mcp_servers": {"conf": {"url": suite.url}}}))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lait_cli.main", "mcp", "login", "conf"],
+            cwd=lait.cwd,
+            env=lait.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        timer = threading.Timer(120, process.kill)
+        timer.start()
+        try:
+            assert process.stderr is not None
+            lines: list[str] = []
+            for line in process.stderr:
+                lines.append(line)
+                if line.startswith("  http"):
+                    url = line.strip()
+                    callback = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+                    for forged in ("?state=forged&code=evil", "?state=forged&error=access_denied"):
+                        answer = httpx2.get(callback + forged, timeout=10)
+                        assert answer.status_code == 400, answer.text
+                        assert "Signed in" not in answer.text
+                    real = httpx2.get(url, follow_redirects=True, timeout=30)
+                    assert real.status_code == 200 and "Signed in" in real.text, real.text
+                    break
+            lines.extend(process.stderr)
+            code = process.wait()
+        finally:
+            timer.cancel()
+    assert code == 0, lines
+    assert any("authorization received" in line for line in lines)

@@ -2,8 +2,10 @@
 
 :class:`Callback` listens on ``127.0.0.1`` on a port the system picks, at the path
 ``/callback``; :attr:`Callback.redirect_uri` is what the client registers and sends. The first
-request to that path that carries ``state`` settles :meth:`Callback.wait` with the code (or the
-server's ``error``); the browser gets a short page saying whether to close the tab. Any other
+request to that path whose ``state`` is the one of the sign-in under way (:meth:`Callback.expect`)
+settles :meth:`Callback.wait` with the code (or the server's ``error``); the browser gets a short
+page saying whether to close the tab. A request with another ``state`` (a forged or stale link)
+gets 400 and changes nothing: the real redirect can still come. Any other
 request gets 404. Request heads are read with a size cap and a deadline, so a stray local client
 cannot hold the listener. Standard library only.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import html
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
@@ -48,6 +51,10 @@ def _page(title: str, text: str) -> bytes:
     return head + body
 
 
+_WRONG_STATE = (
+    b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 71\r\n"
+    b"Connection: close\r\n\r\nThis is not the sign-in lait is waiting for; use the link lait showed.\n"
+)
 _NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
@@ -58,7 +65,12 @@ class Callback:
         self.server_name = server
         self._server: asyncio.Server | None = None
         self._result: asyncio.Future[Redirect] | None = None
+        self._state: str | None = None
         self.port = 0
+
+    def expect(self, state: str | None) -> None:
+        """The ``state`` of the authorization URL just shown: only a redirect carrying it counts."""
+        self._state = state
 
     @property
     def redirect_uri(self) -> str:
@@ -132,6 +144,10 @@ class Callback:
             error_description=query.get("error_description"),
         )
         result = self._result
+        if self._state is not None and not hmac.compare_digest(
+            (redirect.state or "").encode(), self._state.encode()
+        ):
+            return _WRONG_STATE
         if result is None or result.done():
             return _page("Nothing to do", "lait is not waiting for a sign-in; close this tab.")
         result.set_result(redirect)

@@ -290,6 +290,10 @@ class LaitOAuth(OAuthClientProvider):
 
     async def _redirect(self, authorization_url: str) -> None:
         self._authorization_url = authorization_url
+        from urllib.parse import parse_qs, urlsplit
+
+        states = parse_qs(urlsplit(authorization_url).query).get("state")
+        self.callback.expect(states[0] if states else None)  # a forged redirect cannot end the sign-in
 
     async def _wait_for_redirect(self) -> AuthorizationCodeResult:
         presenter = self.presenter
