@@ -9,8 +9,10 @@ output is byte for byte that of a serial run.
 Only Linux forks: a forked worker starts in about a millisecond with everything imported, where a
 spawned one would pay the interpreter's start-up and lait's imports again. Elsewhere, and below
 :data:`MIN_FILES`, linting stays in the calling process. Workers never outlive the parent: the
-pool is terminated and joined on every exit path, and each worker asks the kernel for SIGKILL
-when its parent dies (``PR_SET_PDEATHSIG``), so a killed ``lait lint`` leaves no process behind.
+pool is shut down (and, when the lint is interrupted, its workers killed) on every exit path, and
+each worker asks the kernel for SIGKILL when its parent dies (``PR_SET_PDEATHSIG``), so a killed
+``lait lint`` leaves no process behind. A worker that dies costs nothing but time: the parent lints
+the files whose reports had not come back.
 """
 
 from __future__ import annotations
@@ -91,23 +93,40 @@ def _lint_chunk(paths: list[Path]) -> tuple[list[FileReport], int]:
 
 def lint_in_pool(linter: Linter, paths: Sequence[Path], workers: int) -> Iterator[FileReport]:
     """Each file's report, in the order of ``paths``, linted by ``workers`` forked processes;
-    the findings the baselines hid are added to ``linter.baselined``."""
+    the findings the baselines hid are added to ``linter.baselined``. If a worker dies (killed, out
+    of memory), the files not reported yet are linted here instead: nothing is lost, nothing hangs."""
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     global _linter, _parent
     _linter, _parent = linter, os.getpid()
     # Objects the parent made so far are never scanned again by the collector, in the parent or the
     # workers: a collection in a fresh fork would otherwise touch (and copy) every inherited page.
     gc.freeze()
-    context = multiprocessing.get_context("fork")
-    pool = context.Pool(workers, initializer=_start_worker)
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker
+    )
+    done = 0
+    work = chunks(paths, workers)
+    finished = False
     try:
-        for reports, hidden in pool.imap(_lint_chunk, chunks(paths, workers)):
-            linter.baselined += hidden
-            yield from reports
-        pool.close()
+        try:
+            for reports, hidden in pool.map(_lint_chunk, work):
+                linter.baselined += hidden
+                done += 1
+                yield from reports
+        except BrokenProcessPool:
+            for chunk in work[done:]:
+                for path in chunk:
+                    yield linter.lint_file(path)
+        finished = True
     finally:
-        pool.terminate()
-        pool.join()
+        if not finished:  # interrupted, or an error: the workers stop now, not after their chunk
+            processes = getattr(pool, "_processes", None) or {}
+            for process in list(processes.values()):
+                if process.is_alive():
+                    process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
         _linter = None
         gc.unfreeze()

@@ -1,5 +1,6 @@
 """`lait lint` over many files in worker processes: the same bytes as a serial run, in every format,
-and no worker left behind (after a normal exit, and after the parent is killed mid-lint)."""
+also when a worker dies, and no worker left behind (after a normal exit, and after the parent is
+killed mid-lint)."""
 
 from __future__ import annotations
 
@@ -177,3 +178,38 @@ def test_workers_die_with_a_killed_parent(lait: Lait) -> None:
         # a failed assertion must not leave the workers running either
         if live_group_members(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_a_killed_worker_loses_no_report(lait: Lait) -> None:
+    write_project(lait.cwd / "project", 1200)
+    serial = lait("lint", "--jobs", "1", "project")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "lint", "--jobs", "2", "project"],
+        cwd=lait.cwd,
+        env=lait.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        workers: list[int] = []
+
+        def two_workers() -> bool:
+            workers[:] = [pid for pid in live_group_members(proc.pid) if pid != proc.pid]
+            return len(workers) >= 2
+
+        if not _wait_until(two_workers, 60):
+            proc.kill()
+            proc.communicate()
+            pytest.skip("the lint ended before both workers were seen")
+        os.kill(workers[0], signal.SIGKILL)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == serial.returncode == 3
+    assert out.decode() == serial.stdout
+    assert err.decode() == serial.stderr
+    assert _wait_until(lambda: not live_group_members(proc.pid), 10)
