@@ -200,7 +200,19 @@ class LaitServer:
 
     def _legacy_asker(self, ctx: ServerRequestContext[Any]) -> Any:
         async def ask(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
-            result = await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
+            import asyncio
+
+            from lait_core.engine.models import ToolLoopError
+
+            seconds = self.calls.park_seconds  # as long as a 2026-07-28 question stays parked
+            try:
+                result = await asyncio.wait_for(
+                    ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id), seconds
+                )
+            except TimeoutError:
+                raise ToolLoopError(
+                    f"the MCP client did not answer the question within {seconds:g} s; the run was stopped"
+                ) from None
             content = result.content if isinstance(result.content, dict) else None
             return (result.action, content)
 

@@ -197,3 +197,22 @@ def test_dropped_stream_cancels_the_run_and_reaps_it(http_server: HttpServer, ma
             },
         )
         assert json.dumps({"got": "still here"}, separators=(",", ":")).replace('"', '\\"') in again.text
+
+
+def test_sessions_beyond_the_cap_are_refused_until_one_ends(http_server: HttpServer) -> None:
+    from lait_core.serve.transports import MAX_SESSIONS
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}
+    with httpx.Client(timeout=30) as http:
+        opened = []
+        for _ in range(MAX_SESSIONS):
+            answer = http.post(http_server.url, headers=HEADERS, json=init)
+            assert answer.status_code == 200
+            opened.append(answer.headers["mcp-session-id"])
+        refused = http.post(http_server.url, headers=HEADERS, json=init)
+        assert refused.status_code == 503
+        ended = http.delete(
+            http_server.url, headers={"mcp-session-id": opened[0], "mcp-protocol-version": "2025-11-25"}
+        )
+        assert ended.status_code == 200
+        assert http.post(http_server.url, headers=HEADERS, json=init).status_code == 200
