@@ -216,3 +216,15 @@ def test_sessions_beyond_the_cap_are_refused_until_one_ends(http_server: HttpSer
         )
         assert ended.status_code == 200
         assert http.post(http_server.url, headers=HEADERS, json=init).status_code == 200
+
+
+def test_a_trickling_header_block_is_cut_off(http_server: HttpServer) -> None:
+    """A client that never finishes its header block is disconnected after HEADER_SECONDS, so a
+    few such clients cannot hold every connection slot."""
+    with socket.create_connection(_address(http_server.url), timeout=60) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        try:
+            closed = _read_until_closed(sock) == b""
+        except ConnectionResetError:
+            closed = True
+    assert closed
