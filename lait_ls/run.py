@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from lait_core.engine.models import Usage
     from lait_core.engine.session import RunSession
     from lait_ls.server import LaitServer
+from lait_ls.run_common import RunFailed, load_run_config, notify
 
 log = logging.getLogger("lait-ls")
 
@@ -53,10 +54,6 @@ def configure_trust(ls: LaitServer, options: Any) -> None:
         lait = options.get("lait", options)
         if isinstance(lait, dict) and isinstance(lait.get("trusted"), bool):
             state_of(ls).trusted = lait["trusted"]
-
-
-class RunFailed(Exception):
-    """A run that cannot start or finish; the message is shown as ``lait: <message>``."""
 
 
 @dataclass
@@ -245,12 +242,6 @@ def _unsaved(ls: LaitServer, uri: str, path: Path) -> bool:
     return ls.text_of(uri).replace("\r\n", "\n") != saved.replace("\r\n", "\n")
 
 
-def notify(ls: LaitServer, run_id: str, event: Mapping[str, Any]) -> None:
-    from lait_core.redact import redact_value
-
-    ls.protocol.notify(protocol.RUN_EVENT, protocol.run_event(run_id, redact_value(dict(event))))
-
-
 def _names(path: Path | None, kind: str) -> dict[str, Any]:
     if path is None or not path.is_file():
         return {}
@@ -353,27 +344,6 @@ def run_environment(config_dir: Path, *, read_env: bool) -> dict[str, str] | Non
 
 EDITOR_DENIAL = "denied by the user in the editor"
 """The tool result the model gets for a call the person denied in an editor dialog."""
-
-
-def load_run_config(path: Path) -> tuple[Config, Path]:
-    """The configuration a run of ``path`` uses (the nearest lait.config.yml above it, over the global
-    one) and the folder relative registry paths resolve against."""
-    from lait_core.documents.config import ConfigError, ConfigMode, load_config
-
-    try:
-        loaded = load_config(ConfigMode.SEARCH, start=path.parent)
-    except ConfigError as exc:
-        raise RunFailed(str(exc)) from None
-    for doc in loaded.documents:
-        if doc.model is None:
-            first = next(iter(doc.diagnostics), None)
-            where = (
-                f"{doc.path}:{first.range.start.line + 1}:{first.range.start.character + 1}: "
-                if first
-                else ""
-            )
-            raise RunFailed(f"{where}{first.message if first else 'the configuration does not load'}")
-    return loaded.config, loaded.folder(path.parent)
 
 
 async def _run_agent(

@@ -28,8 +28,8 @@ async def run_test_or_eval(
     kind: str,
     params: protocol.RunParams,
 ) -> str:
-    """The passing report; raises :class:`~lait_ls.run.RunFailed` with the report when anything failed."""
-    from lait_ls.run import RunFailed, load_run_config, notify
+    """The passing report; raises :class:`~lait_ls.run_common.RunFailed` with the report when anything failed."""
+    from lait_ls.run_common import RunFailed, load_run_config, notify
 
     config, config_dir = load_run_config(path)
     spawned = state.children.setdefault(interaction.run_id, set())
