@@ -229,7 +229,7 @@ after every lint (the next one starts with the next edit), for the text they wer
 
 def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
     if ls.pull_diagnostics:  # the client pulls: ask it to pull again instead
-        from lait_ls.features.pull_diagnostics import request_refresh
+        from lait_ls.features.workspace_pulls import request_refresh
 
         request_refresh(ls)
         return
@@ -345,7 +345,7 @@ def register(server: LaitServer) -> None:
             ls.overlay.drop(path)
             ls.invalidate(path)
         if ls.pull_diagnostics:
-            from lait_ls.features.pull_diagnostics import request_refresh
+            from lait_ls.features.workspace_pulls import request_refresh
 
             request_refresh(ls)  # the file on disk stands for it again: the client pulls its dependants too
         else:

@@ -180,34 +180,6 @@ async def workspace_reports(
     return out
 
 
-_REFRESH_ATTRIBUTE = "_lait_refresh_pending"
-
-
-def request_refresh(ls: LaitServer) -> None:
-    """Ask the client to pull again (once per burst of changes), when it supports that."""
-    from lait_ls.features.workspace_pulls import changed
-
-    changed(ls)  # the next workspace pull lints again
-    try:
-        caps = ls.client_capabilities.workspace
-        if caps is None or caps.diagnostics is None or not caps.diagnostics.refresh_support:
-            return
-    except Exception:
-        return
-    if getattr(ls, _REFRESH_ATTRIBUTE, False):
-        return
-    setattr(ls, _REFRESH_ATTRIBUTE, True)
-
-    def send() -> None:
-        setattr(ls, _REFRESH_ATTRIBUTE, False)
-        try:
-            ls.protocol.send_request(lsp.WORKSPACE_DIAGNOSTIC_REFRESH, None)
-        except Exception:
-            log.debug("diagnostic refresh failed", exc_info=True)
-
-    asyncio.get_running_loop().call_later(ls.debounce, send)
-
-
 def enable(server: LaitServer) -> None:
     """Pull mode: register the two requests (called from ``initialize``, before the capabilities
     are computed) and stop pushing."""

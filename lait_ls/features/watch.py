@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from lait_ls.features.workspace_pulls import supports_watching
+
 if TYPE_CHECKING:
     from lait_ls.server import LaitServer
 
@@ -20,15 +22,6 @@ log = logging.getLogger("lait-ls")
 REGISTRATION_ID = "lait-watched-files"
 GLOBS = ("**/lait.config.yml", "**/*.{yml,yaml}", "**/*.md")
 """Every file that can be a lait file (which of them are is decided per file, as for documents)."""
-
-
-def supports_watching(ls: LaitServer) -> bool:
-    try:
-        caps = ls.client_capabilities.workspace
-        watched = caps.did_change_watched_files if caps is not None else None
-        return bool(watched is not None and watched.dynamic_registration)
-    except Exception:
-        return False
 
 
 def files_changed(ls: LaitServer, paths: list[str]) -> None:
@@ -54,7 +47,7 @@ def files_changed(ls: LaitServer, paths: list[str]) -> None:
     if not recheck:
         return
     if ls.pull_diagnostics:  # closed files count too: the client pulls them all again
-        from lait_ls.features.pull_diagnostics import request_refresh
+        from lait_ls.features.workspace_pulls import request_refresh
 
         request_refresh(ls)
         return

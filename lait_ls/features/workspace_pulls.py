@@ -4,7 +4,7 @@ VS Code's language client (vscode-languageclient 9) pulls workspace diagnostics 
 seconds after each answer it asks again, with the result ids it holds. Re-linting every lait file
 of the workspace each time would keep a core busy on a big project. The server knows when a lait
 file changes (an edit, a save, a watched file created, changed or deleted: each goes through
-:func:`lait_ls.features.pull_diagnostics.request_refresh`, which calls :func:`changed`), so a pull
+:func:`request_refresh`, which calls :func:`changed`), so a pull
 that comes with exactly the result ids of the last answer, with no change since, gets "unchanged"
 for every file at once.
 
@@ -16,6 +16,8 @@ cannot watch files.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +27,8 @@ from lsprotocol import types as lsp
 
 if TYPE_CHECKING:
     from lait_ls.server import LaitServer
+
+log = logging.getLogger("lait-ls")
 
 RELINT_SECONDS = 60.0
 
@@ -74,8 +78,6 @@ def unchanged(
     """The answer "unchanged" for every file, when the client holds the last answer and nothing
     changed since (None: lint). An open document's result id may come from its own document pull
     (the client prefers those): only closed files' ids are compared."""
-    from lait_ls.features.watch import supports_watching
-
     state = _state(ls)
     if state.answered != state.generation or not supports_watching(ls):
         return None
@@ -100,3 +102,40 @@ def remember(ls: LaitServer, started: int, began: float, reports: list[Report]) 
     state.took = state.at - began
     state.ids = {r.uri: r.result_id for r in reports if r.result_id is not None}
     state.open_uris = frozenset(ls.open_uris)
+
+
+_REFRESH_ATTRIBUTE = "_lait_refresh_pending"
+
+
+def request_refresh(ls: LaitServer) -> None:
+    """Ask the client to pull again (once per burst of changes), when it supports that."""
+    from lait_ls.features.workspace_pulls import changed
+
+    changed(ls)  # the next workspace pull lints again
+    try:
+        caps = ls.client_capabilities.workspace
+        if caps is None or caps.diagnostics is None or not caps.diagnostics.refresh_support:
+            return
+    except Exception:
+        return
+    if getattr(ls, _REFRESH_ATTRIBUTE, False):
+        return
+    setattr(ls, _REFRESH_ATTRIBUTE, True)
+
+    def send() -> None:
+        setattr(ls, _REFRESH_ATTRIBUTE, False)
+        try:
+            ls.protocol.send_request(lsp.WORKSPACE_DIAGNOSTIC_REFRESH, None)
+        except Exception:
+            log.debug("diagnostic refresh failed", exc_info=True)
+
+    asyncio.get_running_loop().call_later(ls.debounce, send)
+
+
+def supports_watching(ls: LaitServer) -> bool:
+    try:
+        caps = ls.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps is not None else None
+        return bool(watched is not None and watched.dynamic_registration)
+    except Exception:
+        return False
