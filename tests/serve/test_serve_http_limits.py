@@ -228,3 +228,35 @@ def test_a_trickling_header_block_is_cut_off(http_server: HttpServer) -> None:
         except ConnectionResetError:
             closed = True
     assert closed
+
+
+def test_a_spoofed_loopback_host_gets_nothing_from_an_all_interfaces_bind(
+    project: Path, tmp_path: Path, marker: str
+) -> None:
+    """Bound to every interface (``0.0.0.0``, reached here over loopback), a request claiming
+    ``Host: 127.0.0.1`` passes the Host check, which only defends browsers against DNS rebinding: it is
+    the token that keeps it out. Without the token: 401 and no session; with it: served."""
+    canary = "lait-canary-" + marker[:12]
+    server = start_http(
+        project,
+        serve_env(tmp_path, marker, SERVE_TOKEN=canary),
+        "--http",
+        "0.0.0.0:0",
+        "--token-env",
+        "SERVE_TOKEN",
+    )
+    try:
+        port = _address(server.url)[1]
+        url = f"http://127.0.0.1:{port}/mcp"
+        body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}
+        spoofed = {**HEADERS, "host": f"127.0.0.1:{port}"}
+        with httpx.Client(timeout=30) as http:
+            refused = http.post(url, headers=spoofed, json=body)
+            assert refused.status_code == 401
+            assert "mcp-session-id" not in refused.headers
+            served = http.post(url, headers={**spoofed, "authorization": f"Bearer {canary}"}, json=body)
+            assert served.status_code == 200, served.text
+            assert served.headers.get("mcp-session-id")
+    finally:
+        log = server.stop()
+    assert canary not in log
