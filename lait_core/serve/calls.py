@@ -20,9 +20,10 @@ import contextlib
 import contextvars
 import itertools
 import json
+import os
 import secrets
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,20 @@ from lait_core.serve.state import RunState, StateError, StateSeal
 from lait_core.serve.tools import ServedTool
 
 PARK_SECONDS = 600.0
-"""How long a run waits for the answers of an ``input_required`` result before it is cancelled."""
+"""How long a run waits for the answers of an ``input_required`` result (or a 2025-era client for
+its answer to ``elicitation/create``) before it is cancelled; ``LAIT_SERVE_PARK_SECONDS`` (a positive
+number) sets it for a server process."""
+
+
+def configured_park_seconds(environ: Mapping[str, str] | None = None) -> float:
+    """:data:`PARK_SECONDS`, or ``LAIT_SERVE_PARK_SECONDS`` when it is a positive number."""
+    raw = (os.environ if environ is None else environ).get("LAIT_SERVE_PARK_SECONDS", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return PARK_SECONDS
+    return value if 0 < value < float("inf") else PARK_SECONDS
+
 
 RESUME_SECONDS = 10.0
 """HTTP: how long a run whose request stream the client dropped waits for a client to resume
@@ -129,9 +143,9 @@ async def _guarded(run: ServedRun, runner: Runner, interaction: ServedInteractio
 class Calls:
     """The runs of one server process (all connections), and the seal of their states."""
 
-    def __init__(self, *, park_seconds: float = PARK_SECONDS, resume_seconds: float = RESUME_SECONDS) -> None:
+    def __init__(self, *, park_seconds: float | None = None, resume_seconds: float = RESUME_SECONDS) -> None:
         self.seal = StateSeal()
-        self.park_seconds = park_seconds
+        self.park_seconds = park_seconds if park_seconds is not None else configured_park_seconds()
         self.resume_seconds = resume_seconds
         self.parked: dict[str, ServedRun] = {}
         self.running: set[ServedRun] = set()

@@ -5,10 +5,14 @@ declined and cancelled through elicitation (2025: `elicitation/create`; 2026-07-
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
-from lait_core.engine.interaction import ElicitationResult
-from tests.serve.conftest import Driver, Person
+from lait_core.engine.interaction import ElicitationRequest, ElicitationResult
+from lait_core.engine.mcp.connection import McpConnection
+from lait_core.engine.tools.mcp import McpPool
+from tests.serve.conftest import LIMITS, Driver, Person, serve_env, stdio_config
 
 
 async def test_served_workflows(driver: Driver, era: str) -> None:
@@ -63,3 +67,35 @@ async def test_served_workflows(driver: Driver, era: str) -> None:
         "workflow__ship", {"input": "v4"}, Person(ElicitationResult("accept", {"answer": "maybe"}))
     )
     assert odd.is_error and "not one of the choices" in odd.text
+
+
+async def test_a_2025_era_question_nobody_answers_stops_the_run(
+    project: Path, tmp_path: Path, marker: str
+) -> None:
+    """A served run's ``ask:`` to a 2025-era client that never answers ``elicitation/create`` waits as
+    long as a parked 2026-07-28 question (``LAIT_SERVE_PARK_SECONDS``, here 2 s), then fails the call
+    with the reason; the server and its processes carry on and end cleanly."""
+
+    class Silent(Person):
+        async def elicit(self, request: ElicitationRequest) -> ElicitationResult:
+            self.asked.append(request)
+            await asyncio.Event().wait()  # never answers
+            raise AssertionError("unreachable")
+
+    saved = McpConnection.mode
+    McpConnection.mode = "legacy"
+    env = serve_env(tmp_path, marker, LAIT_SERVE_PARK_SECONDS="2")
+    config = stdio_config(project, env)
+    config.env = {**(config.env or {}), "LAIT_SERVE_PARK_SECONDS": "2"}  # stdio_config passes a few only
+    pool = McpPool({"lait": config}, base_dir=project, limits=LIMITS)
+    try:
+        driver = Driver(pool)
+        person = Silent()
+        result = await asyncio.wait_for(driver.call("workflow__ship", {"input": "v9"}, person), 60)
+        assert result.is_error and "did not answer the question within 2 s" in result.text
+        assert [a.message for a in person.asked] == ["Ship v9?"]
+        echo = await driver.call("workflow__echo", {"input": "after"})  # the server carries on
+        assert json.loads(echo.text) == {"got": "after"}
+    finally:
+        await pool.aclose()
+        McpConnection.mode = saved
