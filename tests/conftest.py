@@ -58,9 +58,29 @@ def pytest_configure(config: pytest.Config) -> None:
     """Fail when the markers above and pyproject.toml's drift apart (an unregistered marker is only
     a warning)."""
     registered = {line.split(":", 1)[0].strip() for line in config.getini("markers")}
-    missing = {"peers", *PEER_FAMILIES} - registered
+    missing = {"peers", "hardening", *PEER_FAMILIES} - registered
     if missing:
         raise pytest.UsageError(f"tests/conftest.py marks {sorted(missing)}: register them in pyproject.toml")
+
+
+HARDENING = (
+    "tests/serve/test_serve_http_limits.py",
+    "tests/serve/test_serve_calls.py::test_a_2025_era_question_nobody_answers_stops_the_run",
+    "tests/records/test_assertion_jq.py",
+    "tests/records/test_deep_json.py",
+    "tests/cli/test_round_faults.py::test_a_malformed_call_cancels_its_slow_sibling_at_once",
+    "tests/cli/test_mcp_login.py::test_a_forged_callback_does_not_end_the_sign_in",
+    "tests/cli/test_control_characters.py",
+    "tests/cli/test_fifo_registry.py",
+    "tests/mcp/test_bad_replies.py::test_a_server_logging_to_stdout_gets_a_few_notes_and_a_count",
+    "tests/records/test_record_replay.py::test_an_environment_secret_a_tool_prints_is_masked_in_the_cassette",
+    "tests/cli/test_send_ahead.py::test_with_a_config_each_chat_goes_to_the_endpoint_the_config_names_now",
+    "tests/cli/test_send_ahead.py::test_a_cache_folder_that_is_a_symlink_is_left_alone",
+    "tests/unit/test_template.py::test_references_skip_comments_and_raw_blocks_and_survive_unclosed_tags",
+    "tests/lsp/test_early_initialize.py",
+)
+"""The tests of the hardening rounds' findings (``-m hardening``; docs/testing.md says how to repeat
+them): a node id or a prefix of one."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the groups into node-id suffixes
@@ -69,6 +89,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     uses a fixture of ``SHARED_RESOURCES`` joins that resource's group (all its tests, so the
     module still runs whole in one worker). Without xdist the group marks do nothing."""
     for item in items:
+        if item.nodeid.startswith(HARDENING):
+            item.add_marker(pytest.mark.hardening)
         family = peer_family(item)
         if family is not None:
             item.add_marker(getattr(pytest.mark, family))
