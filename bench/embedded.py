@@ -45,14 +45,11 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from lait_core.documents.models import Config  # noqa: E402
+from lait_core.documents.document_models import Config  # noqa: E402
 from lait_core.engine.embedded.locate import builtin_gguf  # noqa: E402
 from lait_core.engine.embedded.runtime import THREADS_VARIABLE, default_threads  # noqa: E402
 from lait_core.engine.embedded.transport import EmbeddedTransport  # noqa: E402
-from lait_core.engine.interaction import HeadlessInteraction  # noqa: E402
-from lait_core.engine.llm import ChatClient, ModelCaller, RetryPolicy  # noqa: E402
-from lait_core.engine.loop import LoopOptions, run_tool_loop  # noqa: E402
-from lait_core.engine.models import (  # noqa: E402
+from lait_core.engine.llm.chat_types import (  # noqa: E402
     ChatRequest,
     ChatResponse,
     DeltaSink,
@@ -60,7 +57,10 @@ from lait_core.engine.models import (  # noqa: E402
     system_message,
     user_message,
 )
-from lait_core.engine.resolve import resolve_model  # noqa: E402
+from lait_core.engine.llm.client import ChatClient, ModelCaller, RetryPolicy  # noqa: E402
+from lait_core.engine.llm.model_resolution import resolve_model  # noqa: E402
+from lait_core.engine.run.interaction import HeadlessInteraction  # noqa: E402
+from lait_core.engine.run.tool_loop import LoopOptions, run_tool_loop  # noqa: E402
 from lait_core.engine.tools import ToolSet  # noqa: E402
 from lait_core.engine.tools.shell import ShellToolSource  # noqa: E402
 from tests.llm.test_real_model import ADD, PROMPT, SYSTEM  # noqa: E402

@@ -1073,7 +1073,7 @@ steps:
 _COLD_SCRIPT = """
 import sys, time
 from pathlib import Path
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.engine import Linter, LintOptions
 warm, big = Path(sys.argv[1]), Path(sys.argv[2])
 Linter(LintOptions(ConfigMode.DISABLED)).lint_text(warm.read_text(encoding="utf-8"), warm)
@@ -1085,7 +1085,7 @@ print(time.perf_counter() - start, time.process_time() - cpu)
 
 
 def bench_in_process(root: Path, seed: int, runs: int, agents: list[Path]) -> list[InProcessResult]:
-    from lait_core.documents.config import ConfigMode
+    from lait_core.documents.config_file import ConfigMode
     from lait_core.lint.engine import Linter, LintOptions
 
     big_dir = root / "big"

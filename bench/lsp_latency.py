@@ -1454,7 +1454,7 @@ PHASES: list[Phase] = [
     Phase("lait_core: parse_workflow", "lait_core.lint.engine", "", "parse_workflow", "diagnostics"),
     Phase(
         "lait_core: parse_yaml (in parse_workflow)",
-        "lait_core.documents.workflow",
+        "lait_core.documents.workflow_file",
         "",
         "parse_yaml",
         "diagnostics",

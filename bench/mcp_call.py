@@ -109,10 +109,10 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 # -- the two clients -------------------------------------------------------------------------------
 async def open_lait(stack: AsyncExitStack, entry: dict[str, Any], log: TextIO) -> Trial:
-    from lait_core.documents.models import McpServerConfig
-    from lait_core.engine.interaction import HeadlessInteraction
+    from lait_core.documents.document_models import McpServerConfig
+    from lait_core.engine.run.interaction import HeadlessInteraction
     from lait_core.engine.tools.base import CallContext
-    from lait_core.engine.tools.mcp import McpPool
+    from lait_core.engine.tools.mcp_tools import McpPool
 
     pool = McpPool({"everything": McpServerConfig.model_validate(entry)}, base_dir=REPO, stderr=log)
     stack.push_async_callback(pool.aclose)

@@ -41,15 +41,15 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from lait_cli.terminal import ChatTerminal  # noqa: E402
-from lait_core.documents.models import Config  # noqa: E402
-from lait_core.engine.llm import ChatClient, ModelCaller  # noqa: E402
-from lait_core.engine.models import ChatRequest, user_message  # noqa: E402
-from lait_core.engine.records.cache import ResponseCache  # noqa: E402
+from lait_cli.support.terminal import ChatTerminal  # noqa: E402
+from lait_core.documents.document_models import Config  # noqa: E402
+from lait_core.engine.llm.chat_types import ChatRequest, user_message  # noqa: E402
+from lait_core.engine.llm.client import ChatClient, ModelCaller  # noqa: E402
+from lait_core.engine.llm.model_resolution import resolve_model  # noqa: E402
+from lait_core.engine.records.response_cache import ResponseCache  # noqa: E402
 from lait_core.engine.records.sender import RecordsSender, RunRecords  # noqa: E402
-from lait_core.engine.records.trace import TraceRecorder  # noqa: E402
-from lait_core.engine.resolve import resolve_model  # noqa: E402
-from lait_core.engine.session import RunSession  # noqa: E402
+from lait_core.engine.records.trace_events import TraceRecorder  # noqa: E402
+from lait_core.engine.run.run_session import RunSession  # noqa: E402
 from lait_core.engine.workflow import run_workflow  # noqa: E402
 from tests.peers.openai_server import start_process, text  # noqa: E402
 

@@ -72,10 +72,10 @@ def project(root: Path) -> Path:
 
 
 async def in_process(root: Path, calls: int) -> float:
-    from lait_core.documents.config import ConfigMode, load_config
-    from lait_core.engine.interaction import HeadlessInteraction
-    from lait_core.engine.llm import ChatClient
-    from lait_core.engine.session import RunSession
+    from lait_core.documents.config_file import ConfigMode, load_config
+    from lait_core.engine.llm.client import ChatClient
+    from lait_core.engine.run.interaction import HeadlessInteraction
+    from lait_core.engine.run.run_session import RunSession
     from lait_core.engine.workflow import run_workflow
 
     config = load_config(ConfigMode.EXPLICIT, explicit=root / "lait.config.yml").config
@@ -102,8 +102,8 @@ class Served:
         self.tool: Any = None
 
     async def open(self) -> None:
-        from lait_core.documents.models import McpServerConfig
-        from lait_core.engine.tools.mcp import McpPool
+        from lait_core.documents.document_models import McpServerConfig
+        from lait_core.engine.tools.mcp_tools import McpPool
 
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         if self.transport == "floor":
@@ -141,7 +141,7 @@ class Served:
         (self.tool,) = [t for t in await self.pool.source("lait").list_tools() if t.name == "workflow__echo"]
 
     async def calls(self, count: int) -> float:
-        from lait_core.engine.interaction import HeadlessInteraction
+        from lait_core.engine.run.interaction import HeadlessInteraction
         from lait_core.engine.tools.base import CallContext
 
         source = self.pool.source("lait")

@@ -16,7 +16,7 @@ that load on the machine hits each the same:
 - a chat's first request: ``lait --no-config --base-url URL --model m hi`` against a tiny HTTP
   server in this process that notes when the request's first byte arrives; the time from just before
   the process is spawned to that moment is "first request leaves lait" (target: <= 250 ms). The
-  request is sent ahead at start-up (lait_cli.send_ahead); the same chat is also timed to its exit
+  request is sent ahead at start-up (lait_cli.support.send_ahead); the same chat is also timed to its exit
   ("answered and exited": the server answers at once, so this is lait's own whole cost) and with
   ``LAIT_SEND_AHEAD=0`` (the first request sent by the engine, after every import). "chat in
   examples/" is the same chat reading the example project's config (never sent ahead). The rows

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lait_core.template.references import references
+from lait_core.syntax.template.mentions import references
 
 
 def seconds(source: str, runs: int) -> float:

@@ -49,12 +49,12 @@ if str(REPO) not in sys.path:
 
 import httpx  # noqa: E402
 
-from lait_cli.terminal import ChatTerminal  # noqa: E402
-from lait_core.documents.models import Config  # noqa: E402
-from lait_core.engine.llm import ChatClient, ModelCaller  # noqa: E402
-from lait_core.engine.loop import LoopOptions, run_tool_loop  # noqa: E402
-from lait_core.engine.models import user_message  # noqa: E402
-from lait_core.engine.resolve import resolve_model  # noqa: E402
+from lait_cli.support.terminal import ChatTerminal  # noqa: E402
+from lait_core.documents.document_models import Config  # noqa: E402
+from lait_core.engine.llm.chat_types import user_message  # noqa: E402
+from lait_core.engine.llm.client import ChatClient, ModelCaller  # noqa: E402
+from lait_core.engine.llm.model_resolution import resolve_model  # noqa: E402
+from lait_core.engine.run.tool_loop import LoopOptions, run_tool_loop  # noqa: E402
 from lait_core.engine.tools.base import ToolSet  # noqa: E402
 from lait_core.engine.tools.shell import ShellToolSource  # noqa: E402
 from tests.peers.openai_server import call, start_process, text, tool_calls  # noqa: E402

@@ -8,8 +8,8 @@ and the dispatch.
   --config``), and stops at ``--``.
 - :data:`CHAT_OPTIONS` is the one declaration of how bare chat (``lait [OPTIONS] [PROMPT]``) reads
   argv: each option, whether it takes a value, and what the send-ahead path
-  (:mod:`lait_cli.send_ahead`) makes of it. ``tests/cli/test_send_ahead.py`` checks it against the chat
-  command's typer parameters (:func:`lait_cli.chat.chat`).
+  (:mod:`lait_cli.support.send_ahead`) makes of it. ``tests/cli/test_send_ahead.py`` checks it against the chat
+  command's typer parameters (:func:`lait_cli.commands.single_shot.chat`).
 - :func:`scan` is the one reader of argv: options (with ``=VALUE`` or the values that follow),
   positional arguments and ``--``. :func:`scan_arguments`, :func:`hoist_globals`, the send-ahead path
   and shell completion all read argv through it.
@@ -21,7 +21,7 @@ and the dispatch.
   this version`` -- computed as "reference names minus the command table"
   (:data:`lait_cli.command_table.COMMANDS`), so a new command needs its line in that table only.
 
-``--no-env`` is acted on before any of this (:func:`lait_cli.environment.load_env`); the option
+``--no-env`` is acted on before any of this (:func:`lait_cli.support.environment.load_env`); the option
 exists for ``--help`` and validation.
 
 Top-level imports are the standard library only (the send-ahead path reads argv with this module
@@ -70,7 +70,7 @@ class ChatOption:
     values: int = 0
     """How many values follow it (0: a flag)."""
     ahead: str | None = None
-    """The name the send-ahead path reads it under (:mod:`lait_cli.send_ahead`); None: an argv with this
+    """The name the send-ahead path reads it under (:mod:`lait_cli.support.send_ahead`); None: an argv with this
     option is left to the normal path."""
     envvar: str | None = None
     """The environment variable typer reads when the option is absent."""
@@ -228,7 +228,7 @@ def stand_in_command(name: str) -> Any:
     import typer
     import typer.main
 
-    from lait_cli.lazy import TYPER_SETTINGS
+    from lait_cli.command_table import TYPER_SETTINGS
 
     app = typer.Typer(**TYPER_SETTINGS)
     app.command(
@@ -311,7 +311,7 @@ def hoist_globals(tree: Any, args: list[str]) -> list[str]:
 
 def build(app: typer.Typer) -> Any:
     """The click command tree of ``app``: its root group imports a command's module when the command
-    is looked up (:class:`lait_cli.lazy.LazyGroup`)."""
+    is looked up (:class:`lait_cli.lazy_group.LazyGroup`)."""
     import typer.main
 
     return typer.main.get_command(app)
@@ -382,7 +382,9 @@ def select(app: typer.Typer, args: list[str]) -> tuple[Any, list[str]]:
         return build(app), args
     if subcommand and scan.positional is not None:
         _refuse_mistyped_command(scan.positional, args[scan.index + 1 :], every, CHAT_VALUE_OPTIONS)
-    from lait_cli.chat import chat_app  # only a chat needs the chat command (and what it imports)
+    from lait_cli.commands.single_shot import (
+        chat_app,  # only a chat needs the chat command (and what it imports)
+    )
 
     return typer.main.get_command(chat_app(command_names())), args
 

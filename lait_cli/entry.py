@@ -1,6 +1,6 @@
 """The ``lait`` console script. ``lait --version`` is answered here before typer and the command
 modules are imported (the start-up target is 100 ms). A single-shot chat's first request is sent
-ahead here when argv and the environment alone say what it is (:mod:`lait_cli.send_ahead`; target: it
+ahead here when argv and the environment alone say what it is (:mod:`lait_cli.support.send_ahead`; target: it
 leaves within 250 ms). Everything else goes to :func:`lait_cli.main.main`."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ def main() -> None:
 
         sys.stdout.write(f"lait {__version__}\n")
         raise SystemExit(0)
-    from lait_cli.send_ahead import send_ahead_if_chat
+    from lait_cli.support.send_ahead import send_ahead_if_chat
 
     send_ahead_if_chat(sys.argv[1:])  # a chat's first request leaves now; the engine adopts its answer
     from lait_cli.main import main as run

@@ -1,5 +1,5 @@
 """`lait` entry point. Top-level imports are typer and the standard library only: a command's module
-is imported only when that command runs (:mod:`lait_cli.lazy`), and every command imports what it
+is imported only when that command runs (:mod:`lait_cli.lazy_group`), and every command imports what it
 needs when it runs, so `lait --version`, `lait lint` and a bare chat stay fast."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from typing import Annotated
 
 import typer
 
-from lait_cli.common import GLOBALS, print_version
-from lait_cli.lazy import TYPER_SETTINGS, LazyGroup
+from lait_cli.command_table import TYPER_SETTINGS
+from lait_cli.lazy_group import LazyGroup
+from lait_cli.support.common import GLOBALS, print_version
 
 app = typer.Typer(
     name="lait",
-    cls=LazyGroup,  # a command's module is imported when the command is looked up (lait_cli.lazy)
+    cls=LazyGroup,  # a command's module is imported when the command is looked up (lait_cli.lazy_group)
     no_args_is_help=True,
     help="Lint, explain and run LLM agents and workflows kept as files.",
     **TYPER_SETTINGS,
@@ -60,7 +61,7 @@ def root(
 
 
 def _load_env(argv: list[str]) -> None:
-    from lait_cli.environment import load_env
+    from lait_cli.support.environment import load_env
     from lait_core.documents.dotenv import DotenvError
 
     try:
@@ -72,7 +73,7 @@ def _load_env(argv: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    from lait_cli import redacting
+    from lait_cli.support import redacting
 
     redacting.install()  # no credential of a URL, no configured secret is ever printed on stderr
     _load_env(args)

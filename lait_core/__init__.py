@@ -1,4 +1,7 @@
-"""The shared core of lait: documents, templates, jq, lint rules and (later) the engine.
+"""The shared core of lait, one folder per role: syntax/ (text -> located trees), documents/ (the
+typed files), lint/, language/ (the editor's knowledge), engine/ (running), serve/ (``lait serve
+--mcp``), testing/ (``lait test``, ``lait eval``), commands/ (the work of single commands) and
+support/ (small infrastructure). CONTRIBUTING.md, "Layout", says what each holds.
 
 The core imports neither typer nor pygls; heavy stacks (mcp, httpx) are imported lazily by the
 engine modules that need them.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from lait_core.diagnostics import Severity
-from lait_core.source.positions import LineIndex, Position, Range
+from lait_core.syntax.diagnostics import Severity
+from lait_core.syntax.positions import LineIndex, Position, Range
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,

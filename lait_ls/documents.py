@@ -9,9 +9,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from lait_core.documents.workflow import agent_file_references
+from lait_core.documents.workflow_file import agent_file_references
 from lait_core.lint.discovery import FileKind, lait_kind
-from lait_core.source.files import Loaded, decode, read_source
+from lait_core.syntax.bounded_read import Loaded, decode, read_source
 
 
 class _Texts(dict[str, str]):

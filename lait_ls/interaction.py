@@ -28,7 +28,8 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from lait_core.engine.interaction import (
+from lait_core.engine.llm.chat_types import ApprovalError, EngineError, argv_text
+from lait_core.engine.run.interaction import (
     DECLINE,
     ApprovalDecision,
     ApprovalRequest,
@@ -38,7 +39,6 @@ from lait_core.engine.interaction import (
     Event,
     Question,
 )
-from lait_core.engine.models import ApprovalError, EngineError, argv_text
 from lait_ls import protocol
 
 log = logging.getLogger("lait-ls")
@@ -178,7 +178,7 @@ class EditorInteraction:
     # -- events
     def event(self, e: Event) -> None:
         from lait_core.engine.workflow.current import current_step
-        from lait_core.redact import redact_value
+        from lait_core.support.redact import redact_value
 
         payload = protocol.event_payload(e)
         payload.update(protocol.step_fields(payload["type"], current_step()))
@@ -218,7 +218,7 @@ class EditorInteraction:
         return title if isinstance(title, str) and title in titles else None
 
     def _log(self, message: str) -> None:
-        from lait_core.redact import redact
+        from lait_core.support.redact import redact
 
         message = redact(message)
         log.info("%s", message)

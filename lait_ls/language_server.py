@@ -17,7 +17,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace.text_document import TextDocument
 
 from lait_core import __version__
-from lait_core.documents.config import ConfigMode, global_config_file
+from lait_core.documents.config_file import ConfigMode, global_config_file
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
 from lait_ls.documents import Overlay, agent_references, lait_kind

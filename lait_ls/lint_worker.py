@@ -3,7 +3,7 @@
 Hover, completion and shutdown never wait for a document's lint (a 20,000-line workflow takes
 seconds): :meth:`LintWorker.lint` hands the text to the thread and awaits the result. When the
 awaiting task is cancelled (the next edit reschedules the document), the lint's token is cancelled
-and the thread drops the work at its next checkpoint (:mod:`lait_core.cancel`), so a stale lint
+and the thread drops the work at its next checkpoint (:mod:`lait_core.support.cancel`), so a stale lint
 never delays the fresh one. The thread owns its linter: invalidations from the request loop are
 queued and applied before the next job, never while one runs. It is a daemon thread, so a lint in
 progress never holds up the server's exit.
@@ -13,7 +13,7 @@ way (:meth:`LintWorker.run`: the navigation index warm-up after each publish), o
 that the request loop stays free for requests and a lint never competes with it for the GIL.
 
 A lint's garbage collection waits for its diagnostics: the collector stays paused
-(:class:`~lait_core.gcpause.GcHold`) until the step of the awaiting task that received the result
+(:class:`~lait_core.support.gcpause.GcHold`) until the step of the awaiting task that received the result
 is over -- the one that converts and publishes the diagnostics.
 """
 
@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lait_core.cancel import Cancelled, CancelToken, Gate, cancellable
-from lait_core.diagnostics import Diagnostic
-from lait_core.gcpause import GcHold
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
-from lait_core.source import reads
-from lait_core.source.files import Loaded
+from lait_core.support.cancel import Cancelled, CancelToken, Gate, cancellable
+from lait_core.support.gcpause import GcHold
+from lait_core.syntax import read_log as reads
+from lait_core.syntax.bounded_read import Loaded
+from lait_core.syntax.diagnostics import Diagnostic
 
 log = logging.getLogger("lait-ls")
 T = TypeVar("T")
@@ -96,7 +96,7 @@ class LintWorker:
 
     async def run(self, work: Callable[[], T], what: str) -> T | None:
         """``work()`` on the thread, after the jobs already queued (None when it was cancelled: by
-        cancelling the awaiting task, which stops it at its next :func:`~lait_core.cancel.checkpoint`)."""
+        cancelling the awaiting task, which stops it at its next :func:`~lait_core.support.cancel.checkpoint`)."""
         result: T | None = await self._submit(_Job(work, what))
         return result
 

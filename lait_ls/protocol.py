@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.interaction import (
+from lait_core.engine.run.interaction import (
     ApprovalDecision,
     ApprovalRequest,
     ElicitationRequest,

@@ -30,10 +30,10 @@ from lait_ls import protocol
 from lait_ls.interaction import DialogState, EditorInteraction, client_speaks_lait
 
 if TYPE_CHECKING:
-    from lait_core.documents.models import Config
-    from lait_core.engine.interaction import Event
-    from lait_core.engine.models import Usage
-    from lait_core.engine.session import RunSession
+    from lait_core.documents.document_models import Config
+    from lait_core.engine.llm.chat_types import Usage
+    from lait_core.engine.run.interaction import Event
+    from lait_core.engine.run.run_session import RunSession
     from lait_ls.server import LaitServer
 from lait_ls.run_common import RunFailed, load_run_config, notify
 
@@ -125,7 +125,7 @@ class RunProgress:
     def end(self, message: str) -> None:
         if self.token is None:
             return
-        from lait_core.redact import redact
+        from lait_core.support.redact import redact
 
         self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=redact(message)))
         self.ls.work_done_progress.tokens.pop(self.token, None)
@@ -189,7 +189,7 @@ async def execute(
         status, error = "cancelled", "cancelled"
         raise
     except Exception as exc:
-        from lait_core.redact import redact
+        from lait_core.support.redact import redact
 
         error = redact(f"lait: {_message(exc)}")
         if not _is_user_error(exc):
@@ -205,7 +205,7 @@ async def execute(
         progress.end(status if error is None or status == "cancelled" else f"failed: {error}")
         state.active.pop(run_id, None)
         state.children.pop(run_id, None)
-    from lait_core.redact import mask_secrets
+    from lait_core.support.redact import mask_secrets
 
     return protocol.run_result(run_id, status, mask_secrets(output), error)
 
@@ -217,7 +217,7 @@ def _kind_of(path: Path | None) -> str:
     if path.suffix.lower() == ".md":
         return "agent"
     from lait_core.lint.discovery import yaml_kind
-    from lait_core.source.files import read_head
+    from lait_core.syntax.bounded_read import read_head
 
     try:
         head = read_head(path, 64 * 1024).decode("utf-8", errors="replace")
@@ -233,7 +233,7 @@ def _unsaved(ls: LaitServer, uri: str, path: Path) -> bool:
     """Is ``uri`` open in the editor with a text other than the file's (a run reads the file)?"""
     if uri not in ls.open_uris:
         return False
-    from lait_core.source.files import read_bounded
+    from lait_core.syntax.bounded_read import read_bounded
 
     try:
         saved = read_bounded(path).decode("utf-8")
@@ -247,7 +247,7 @@ def _names(path: Path | None, kind: str) -> dict[str, Any]:
         return {}
     from lait_core.language.run_targets import run_target
     from lait_core.lint.discovery import FileKind
-    from lait_core.source.files import read_bounded
+    from lait_core.syntax.bounded_read import read_bounded
 
     try:
         text = read_bounded(path).decode("utf-8")
@@ -265,7 +265,7 @@ async def _run(
     kind: str,
     params: protocol.RunParams,
 ) -> str:
-    from lait_core.engine.session import RunSession
+    from lait_core.engine.run.run_session import RunSession
 
     if not state.trusted and not params.dry_run:
         raise RunFailed(UNTRUSTED)
@@ -283,7 +283,7 @@ async def _run(
         if kind != "workflow":
             raise RunFailed("a dry run needs a workflow file")
         return await _dry_run(config, path, params, environ)
-    from lait_core.engine.records.session import RecordsRequest, finish_records, open_records
+    from lait_core.engine.records.record_options import RecordsRequest, finish_records, open_records
 
     spawned = state.children.setdefault(interaction.run_id, set())
     request = RecordsRequest(
@@ -349,7 +349,7 @@ EDITOR_DENIAL = "denied by the user in the editor"
 async def _run_agent(
     session: RunSession, path: Path, params: protocol.RunParams
 ) -> tuple[str, str, str | None, Usage]:
-    from lait_core.engine.agent import load_agent, parse_input, run_agent
+    from lait_core.engine.run.agent_run import load_agent, parse_input, run_agent
 
     prompt = params.prompt if params.prompt is not None else ""
     agent = load_agent(
@@ -385,7 +385,7 @@ async def _run_workflow(
 def invalid_top_file(path: Path) -> Iterator[None]:
     """The run's own workflow does not validate: fail with its saved findings as `lait run` prints
     and counts them (a child that does not validate keeps the engine's message)."""
-    from lait_core.engine.workflow.errors import WorkflowLoadError
+    from lait_core.engine.workflow.workflow_errors import WorkflowLoadError
 
     try:
         yield
@@ -401,7 +401,7 @@ async def _dry_run(
     config: Config, path: Path, params: protocol.RunParams, environ: Mapping[str, str] | None
 ) -> str:
     """The plan text, exactly as ``lait run --dry-run`` prints it (nothing is started)."""
-    from lait_core.engine.plan import dry_run
+    from lait_core.engine.run.dry_run import dry_run
     from lait_core.engine.workflow.loader import load_document
 
     with invalid_top_file(path):
@@ -424,7 +424,7 @@ def _message(exc: BaseException) -> str:
 
 
 def _is_user_error(exc: BaseException) -> bool:
-    from lait_core.engine.models import EngineError
+    from lait_core.engine.llm.chat_types import EngineError
 
     return isinstance(exc, RunFailed | EngineError)
 
@@ -432,7 +432,7 @@ def _is_user_error(exc: BaseException) -> bool:
 def kill_children(state: RunState) -> None:
     """SIGKILL the process group of every child of every run in flight, and every group the process
     spawned and has not reaped yet (no waiting, no asyncio)."""
-    from lait_core.engine.process import kill_group, kill_live_groups
+    from lait_core.engine.processes.spawn import kill_group, kill_live_groups
 
     for pids in list(state.children.values()):
         for pid in list(pids):
@@ -475,7 +475,7 @@ def status(ls: LaitServer, params: Any) -> dict[str, Any]:
     uri = params.get("uri") if isinstance(params, Mapping) else None
     path = ls.path_of(uri) if isinstance(uri, str) else None
     start = path.parent if path is not None else _workspace_root(ls)
-    from lait_core.documents.config import find_project_config
+    from lait_core.documents.config_file import find_project_config
 
     found = find_project_config(start) if start is not None else None
     config_error = None

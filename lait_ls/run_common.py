@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from lait_ls import protocol
 
 if TYPE_CHECKING:
-    from lait_core.documents.models import Config
+    from lait_core.documents.document_models import Config
     from lait_ls.server import LaitServer
 
 
@@ -19,7 +19,7 @@ class RunFailed(Exception):
 
 
 def notify(ls: LaitServer, run_id: str, event: Mapping[str, Any]) -> None:
-    from lait_core.redact import redact_value
+    from lait_core.support.redact import redact_value
 
     ls.protocol.notify(protocol.RUN_EVENT, protocol.run_event(run_id, redact_value(dict(event))))
 
@@ -27,7 +27,7 @@ def notify(ls: LaitServer, run_id: str, event: Mapping[str, Any]) -> None:
 def load_run_config(path: Path) -> tuple[Config, Path]:
     """The configuration a run of ``path`` uses (the nearest lait.config.yml above it, over the global
     one) and the folder relative registry paths resolve against."""
-    from lait_core.documents.config import ConfigError, ConfigMode, load_config
+    from lait_core.documents.config_file import ConfigError, ConfigMode, load_config
 
     try:
         loaded = load_config(ConfigMode.SEARCH, start=path.parent)

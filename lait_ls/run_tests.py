@@ -35,7 +35,7 @@ async def run_test_or_eval(
     spawned = state.children.setdefault(interaction.run_id, set())
     approve = state.approve_tools == "always"
     if kind == "test":
-        from lait_core.testing.runner import run_file, text_report
+        from lait_core.testing.suite_runner import run_file, text_report
 
         result = await run_file(
             path, config, config_dir, approve, interaction=interaction, on_spawn=spawned.add
@@ -45,8 +45,8 @@ async def run_test_or_eval(
         passed = result.passed
     else:
         from lait_core.testing.definition import load_eval
-        from lait_core.testing.eval import EvalRunner
-        from lait_core.testing.eval import text_report as eval_report
+        from lait_core.testing.eval_run import EvalRunner
+        from lait_core.testing.eval_run import text_report as eval_report
 
         definition, diagnostics = load_eval(path)
         if definition is None:

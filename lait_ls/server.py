@@ -58,7 +58,7 @@ class RedactingFormatter(logging.Formatter):
         self.inner = inner or logging.Formatter(logging.BASIC_FORMAT)
 
     def format(self, record: logging.LogRecord) -> str:
-        from lait_core.redact import redact
+        from lait_core.support.redact import redact
 
         return redact(self.inner.format(record))
 

@@ -51,7 +51,7 @@ class EditorSignIn:
         outcome = "sign-in failed"
         try:
             if not await self._open(request):
-                from lait_core.redact import show_url
+                from lait_core.support.redact import show_url
 
                 show_url(request.url)
                 self.ls.window_show_message(

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lait_core import redact
+from lait_core.support import redact
 
 SHARED_RESOURCES = {
     # One VS Code extension build (`npm run compile` writes editors/vscode/out in the checkout: two
@@ -132,7 +132,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 @pytest.fixture(autouse=True)
 def _forget_remembered_secrets() -> Iterator[None]:
-    """Secrets are remembered process-wide (``lait_core.redact``) once a run uses them, as in a
+    """Secrets are remembered process-wide (``lait_core.support.redact``) once a run uses them, as in a
     long-lived lait-ls; between tests that memory would mask one test's ordinary words (a
     ``?flag`` query item, a password ``secret``) in another test's messages."""
     redact.forget_secrets()

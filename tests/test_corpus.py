@@ -36,9 +36,9 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.diagnostics import Diagnostic
 from lait_core.lint.engine import Linter, LintOptions
 from lait_core.rules.registry import Rule, all_rules
+from lait_core.syntax.diagnostics import Diagnostic
 
 CORPUS = Path(__file__).parent / "corpus"
 EXPECTED = "expected.txt"

@@ -1,4 +1,4 @@
-"""The jq grammar subset (lait_core.jq_subset) never calls valid what libjq rejects: checked on
+"""The jq grammar subset (lait_core.syntax.jq_subset) never calls valid what libjq rejects: checked on
 hand-picked near misses and on thousands of generated expressions, each compiled by libjq."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 import jq as libjq
 import pytest
 
-from lait_core import jq
-from lait_core.jq_subset import parses
+from lait_core.syntax import jq
+from lait_core.syntax.jq_subset import parses
 
 
 def compiles(expr: str) -> bool:

@@ -20,7 +20,7 @@ import pytest
 
 from lait_core.lint.engine import Linter, LintOptions
 from lait_core.rules.registry import Example, Rule, all_rules
-from lait_core.source.files import MAX_FILE_BYTES
+from lait_core.syntax.bounded_read import MAX_FILE_BYTES
 
 RULES = all_rules()
 WHICH = ("bad", "good")

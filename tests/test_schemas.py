@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from lait_core.documents.agent import parse_agent
-from lait_core.documents.config import parse_config
-from lait_core.documents.workflow import parse_workflow
-from lait_core.schemas import KINDS, generate, schema_text
-from lait_core.source.frontmatter import split_frontmatter
-from lait_core.source.yaml import parse_yaml
+from lait_core.documents.agent_file import parse_agent
+from lait_core.documents.config_file import parse_config
+from lait_core.documents.json_schemas import KINDS, generate, schema_text
+from lait_core.documents.workflow_file import parse_workflow
+from lait_core.syntax.frontmatter import split_frontmatter
+from lait_core.syntax.yaml.parse import parse_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

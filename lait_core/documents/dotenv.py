@@ -134,7 +134,7 @@ def dotenv_values(folder: Path, display: str = ".env") -> dict[str, str]:
 
     An unreadable or malformed file raises :class:`DotenvError`.
     """
-    from lait_core.source.files import FileRefused, read_bounded
+    from lait_core.syntax.bounded_read import FileRefused, read_bounded
 
     try:
         text = read_bounded(folder / ".env").decode("utf-8")  # a FIFO is refused, never opened

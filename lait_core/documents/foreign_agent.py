@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from lait_core.diagnostics import Diagnostic, Severity
-from lait_core.documents.models import AgentFrontmatter
+from lait_core.documents.document_models import AgentFrontmatter
 from lait_core.rules.agents.foreign_agent_format import CODE as CODE_FOREIGN
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 CLAUDE_CODE_ONLY = (
     "color",

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lait_core.source.positions import Range
-from lait_core.source.tree import ScalarNode
+from lait_core.syntax.positions import Range
+from lait_core.syntax.yaml.tree import ScalarNode
 
 if TYPE_CHECKING:
-    from lait_core.documents.workflow import Step, WorkflowDocument
+    from lait_core.documents.workflow_file import Step, WorkflowDocument
 
 MAX_DEPTH = 32
 """The deepest a `workflow:` step may nest: the top file is depth 0, its children depth 1, ..."""

@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lait_core.diagnostics import Diagnostic, Fix, same_word
 from lait_core.rules.agents.schema_name import CODE as SCHEMA_NAME
-from lait_core.source.positions import Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Fix, same_word
+from lait_core.syntax.positions import Range
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 M = TypeVar("M", bound=BaseModel)
 

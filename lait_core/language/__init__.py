@@ -3,7 +3,7 @@ and folding. The language server only converts positions and types; every answer
 
 * :class:`Project` (``symbols``): one per editor session; indexes the lait files of the projects
   around the documents asked about and answers ``definition``/``references``/``prepare_rename``/
-  ``rename`` for a :class:`Document` and a code-point :class:`~lait_core.source.positions.Position`.
+  ``rename`` for a :class:`Document` and a code-point :class:`~lait_core.syntax.positions.Position`.
 * :func:`hover_at` (``hover``): Markdown for the key or name at a position.
 * :func:`document_symbols` and :func:`folding_ranges` (``outline``): pure functions of a file's text.
 * ``index``: the names each file defines and mentions (:class:`FileIndex`, :class:`Occurrence`).

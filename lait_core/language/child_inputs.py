@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lait_core.documents.models import Config
-from lait_core.documents.workflow import is_workflow_path
-from lait_core.source.files import read_source
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-from lait_core.source.yaml import parse_yaml
+from lait_core.documents.document_models import Config
+from lait_core.documents.workflow_file import is_workflow_path
+from lait_core.syntax.bounded_read import read_source
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 Reader = Callable[[Path], str | None]
 """Reads a file's text (an editor's unsaved buffer wins over the disk); None when unreadable."""

@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lait_core.diagnostics import Diagnostic, Fix
 from lait_core.language.nodes import last_leaf
 from lait_core.lint import suppression
 from lait_core.lint.discovery import YAML_KINDS, FileKind
 from lait_core.rules.capabilities.unknown_mcp_server import CODE as CODE_UNKNOWN_MCP
-from lait_core.source.files import Loaded, read_source
-from lait_core.source.frontmatter import Split, split_frontmatter, starts_with_frontmatter
-from lait_core.source.positions import LineIndex, Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.bounded_read import Loaded, read_source
+from lait_core.syntax.diagnostics import Diagnostic, Fix
+from lait_core.syntax.frontmatter import Split, split_frontmatter, starts_with_frontmatter
+from lait_core.syntax.positions import LineIndex, Position, Range
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 if TYPE_CHECKING:
     from lait_core.lint.engine import Linter
@@ -249,7 +249,7 @@ def governing_config(path: Path, linter: Linter | None = None) -> Path | None:
         loaded = linter.config_for(path)
         doc = loaded.project or loaded.global_doc
         return Path(os.path.abspath(doc.path)) if doc is not None else None
-    from lait_core.documents.config import find_project_config
+    from lait_core.documents.config_file import find_project_config
 
     return find_project_config(path.parent)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from lait_core.documents import models as m
+from lait_core.documents import document_models as m
 from lait_core.language import completion_names as names
 from lait_core.language.child_inputs import InputSpec, child_inputs
 from lait_core.language.completion_names import Choice, ItemKind
@@ -57,8 +57,8 @@ from lait_core.language.context import (
 )
 from lait_core.language.value_shapes import field_markdown
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.positions import Position, Range
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 # --------------------------------------------------------------------------------------------
 # A prepared document (one per version)

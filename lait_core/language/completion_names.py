@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from lait_core.documents import models as m
-from lait_core.documents.models import Config
+from lait_core.documents import document_models as m
+from lait_core.documents.document_models import Config
 from lait_core.language.context import YamlPath
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 
 class ItemKind(Enum):

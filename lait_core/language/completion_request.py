@@ -9,16 +9,16 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.documents.models import Config
+from lait_core.documents.document_models import Config
 from lait_core.language import completion_names as names
 from lait_core.language.child_inputs import Reader
 from lait_core.language.completion_names import ItemKind
 from lait_core.language.context import CursorContext, YamlPath
 from lait_core.lint.discovery import FileKind
-from lait_core.source.frontmatter import Split, split_frontmatter
-from lait_core.source.positions import LineIndex, Range
-from lait_core.source.tree import Node
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.frontmatter import Split, split_frontmatter
+from lait_core.syntax.positions import LineIndex, Range
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +141,7 @@ def prepare(text: str, kind: FileKind) -> PreparedDocument:
         tree = parsed.root if parsed.ok else None
         return PreparedDocument(text, kind, index, yaml_text, tree, body_start, 1, last)
     if kind is FileKind.WORKFLOW:
-        from lait_core.documents.workflow import kept_parse
+        from lait_core.documents.workflow_file import kept_parse
 
         kept = kept_parse(text)  # the lint's parse of this text, when there is one
         if kept is not None and kept.root is not None:

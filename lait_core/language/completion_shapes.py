@@ -1,6 +1,6 @@
 """What the models allow at a YAML path: the shapes completion walks (keys, lists, steps, scalars).
 
-The pydantic models of :mod:`lait_core.documents.models` are the only source of key names, types,
+The pydantic models of :mod:`lait_core.documents.document_models` are the only source of key names, types,
 enum values and descriptions. A step's model is picked by its kind key; step lists (``steps:``,
 ``on_error:``, ``group:``, ``else:``, parallel branches, switch cases' ``steps:``) lead to steps.
 """
@@ -17,7 +17,7 @@ from pydantic import BaseModel, WithJsonSchema
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from lait_core.documents import models as m
+from lait_core.documents import document_models as m
 from lait_core.language.context import YamlPath
 from lait_core.lint.discovery import FileKind
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from lait_core.lint.discovery import FileKind
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, mapping_key
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode, mapping_key
 
 Segment = str | int
 YamlPath = tuple[Segment, ...]

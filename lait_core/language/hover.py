@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.documents import models as m
-from lait_core.documents.skill import parse_skill
+from lait_core.documents import document_models as m
+from lait_core.documents.skill_file import parse_skill
 from lait_core.language.index import (
     FileIndex,
     FileLink,
@@ -36,8 +36,8 @@ from lait_core.language.keydocs import KeyDoc, NameDoc, describe_path, step_kind
 from lait_core.language.nodes import trail_at
 from lait_core.language.symbols import Document, Project
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode
+from lait_core.syntax.positions import Position, Range
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode
 
 if TYPE_CHECKING:
     from lait_core.language.value_shapes import Surroundings
@@ -152,7 +152,7 @@ def _in_tag(text: str, offset: int) -> bool:
 
 def prompt_var_hover(root: MappingNode | None, pos: Position) -> HoverResult | None:
     """On ``{{ vars.X }}`` in a named prompt's template: its default, or that it has none."""
-    from lait_core.template import references
+    from lait_core.syntax.template import references
 
     prompts = root.get("prompts") if root is not None else None
     if not isinstance(prompts, MappingNode):

@@ -22,15 +22,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from lait_core.cancel import checkpoint
-from lait_core.documents.agent import AgentDocument, parse_agent
-from lait_core.documents.config import ConfigDocument, parse_config
-from lait_core.documents.workflow import WorkflowDocument, recent_parse
+from lait_core.documents.agent_file import AgentDocument, parse_agent
+from lait_core.documents.config_file import ConfigDocument, parse_config
+from lait_core.documents.workflow_file import WorkflowDocument, recent_parse
 from lait_core.language.nodes import name_range
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
-from lait_core.source.yaml import parse_yaml
+from lait_core.support.cancel import checkpoint
+from lait_core.syntax.positions import Position, Range
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
 
 
 class Namespace(StrEnum):
@@ -269,7 +269,7 @@ def template_references(text: str) -> list[ExprReference]:
     """Every ``{{ inputs.x }}``/``{{ steps.x }}`` (and other roots) in a template, in order."""
     if "{{" not in text:
         return []
-    from lait_core.template import references
+    from lait_core.syntax.template import references
 
     if len(text) <= _LONG_TEMPLATE or "{{{{" in text:
         return _all_occurrences(text, references, "")
@@ -287,7 +287,7 @@ def jq_references(text: str) -> list[ExprReference]:
     """Every ``$inputs.x``/``$steps.x`` (also ``$steps["x"]``) in a jq program, in order."""
     if "$steps" not in text and "$inputs" not in text:
         return []
-    from lait_core import jq
+    from lait_core.syntax import jq
 
     return _all_occurrences(text, jq.references, "$", jq=True)
 
@@ -388,7 +388,7 @@ class _Builder:
         self.capabilities(root.get("default"), own_models)
         self.refer(Namespace.SCHEMA, here, root.get("input_schema"))
         for step in doc.all_steps():
-            checkpoint()  # the language server builds indexes on its lint thread (lait_core.cancel)
+            checkpoint()  # the language server builds indexes on its lint thread (lait_core.support.cancel)
             node = step.node
             id_node = _string(node.get("id"))
             if id_node is not None:

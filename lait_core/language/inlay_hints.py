@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from lait_core.documents.models import Config, ModelDefinition
+from lait_core.documents.document_models import Config, ModelDefinition
 from lait_core.language.nodes import tight_end
 from lait_core.language.value_shapes import Shapes, Surroundings, type_label
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import Position
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.positions import Position
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 KINDS = ("modelAlias", "shellArgv", "outputType", "forEachItem")
 EMBEDDED_ALIAS = "embedded"
@@ -138,7 +138,7 @@ def inlay_hints(
     inputs: dict[str, Any] = {}
     step_outputs: dict[str, Any] = {}
     if kind is FileKind.WORKFLOW:
-        from lait_core.documents.workflow import parse_workflow
+        from lait_core.documents.workflow_file import parse_workflow
 
         wf = parse_workflow(text, path)
         root = wf.root
@@ -178,11 +178,11 @@ def inlay_hints(
                         label = type_label(source.get("items")) or "any"
                         hints.add("forEachItem", each, f"item: {label}", "the type of loop.item")
     elif kind is FileKind.AGENT:
-        from lait_core.documents.agent import parse_agent
+        from lait_core.documents.agent_file import parse_agent
 
         root = parse_agent(text, path).front
     elif kind is FileKind.CONFIG:
-        from lait_core.documents.config import parse_config
+        from lait_core.documents.config_file import parse_config
 
         root = parse_config(text, path).root
     else:

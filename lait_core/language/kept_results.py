@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from lait_core.lint.discovery import FileKind
 from lait_core.rules.files.yaml_syntax import CODE as YAML_SYNTAX
-from lait_core.source.positions import Position, Range
+from lait_core.syntax.positions import Position, Range
 
 if TYPE_CHECKING:
     from lait_core.language.inlay_hints import Hint
@@ -75,14 +75,14 @@ def parses(kind: FileKind, text: str, path: str = "") -> bool:
     """The text is good enough to compute editor results from: its YAML (an agent's frontmatter)
     parses. Another problem (an unknown key, a bad value) does not count: those results stay live."""
     if kind is FileKind.WORKFLOW:
-        from lait_core.documents.workflow import recent_parse
+        from lait_core.documents.workflow_file import recent_parse
 
         return not any(d.code == YAML_SYNTAX for d in recent_parse(text, path).diagnostics)
     if kind in (FileKind.AGENT, FileKind.SKILL):
-        from lait_core.documents.agent import parse_agent
+        from lait_core.documents.agent_file import parse_agent
 
         return not any(d.code == YAML_SYNTAX for d in parse_agent(text, path).diagnostics)
-    from lait_core.source.yaml import parse_yaml
+    from lait_core.syntax.yaml.parse import parse_yaml
 
     return parse_yaml(text).ok
 

@@ -1,6 +1,6 @@
 """The documentation of a key at a path in a lait file, read from the pydantic models.
 
-The models in :mod:`lait_core.documents.models` are the single source of truth: their field
+The models in :mod:`lait_core.documents.document_models` are the single source of truth: their field
 descriptions are the ones the JSON Schemas carry. A path of keys and list indexes is followed
 through the models (a step's model is chosen by its kind key; nested step lists lead to steps
 again), and the field at its end is described: its type, whether it is required, its default.
@@ -18,10 +18,10 @@ from pydantic import BaseModel, WithJsonSchema
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from lait_core.documents import models as m
+from lait_core.documents import document_models as m
 from lait_core.language.nodes import Segment
 from lait_core.lint.discovery import FileKind
-from lait_core.source.tree import MappingNode, Node
+from lait_core.syntax.yaml.tree import MappingNode, Node
 
 ROOT_MODELS: dict[FileKind, type[BaseModel]] = {
     FileKind.CONFIG: m.Config,

@@ -19,12 +19,12 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from lait_core.documents.schema_source import file_reference
+from lait_core.documents.schema_files import file_reference
 from lait_core.language.index import is_agent_path, is_workflow_path, skill_target
 from lait_core.language.nodes import name_range
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.positions import Range
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 SCHEMA_KEYS = ("input_schema", "output_schema")
 
@@ -94,7 +94,7 @@ def _workflow(
     agents: Mapping[str, str],
     workflows: Mapping[str, str],
 ) -> None:
-    from lait_core.documents.workflow import parse_workflow
+    from lait_core.documents.workflow_file import parse_workflow
 
     doc = parse_workflow(text, path)
     root = doc.root
@@ -138,7 +138,7 @@ def _workflow(
 
 
 def _config(links: _Links, text: str, path: str) -> None:
-    from lait_core.documents.config import parse_config
+    from lait_core.documents.config_file import parse_config
 
     root = parse_config(text, path).root
     if not isinstance(root, MappingNode):
@@ -172,7 +172,7 @@ def document_links(
     elif kind is FileKind.CONFIG:
         _config(links, text, path)
     elif kind is FileKind.AGENT:
-        from lait_core.documents.agent import parse_agent
+        from lait_core.documents.agent_file import parse_agent
 
         links.schemas_of(parse_agent(text, path).front)
     links.out.sort(key=lambda link: link.range.start)

@@ -19,8 +19,8 @@ from pathlib import Path
 from lait_core.language.index import Namespace, normpath
 from lait_core.language.nodes import tight_range
 from lait_core.lint.discovery import FileKind, discover, lait_kind
-from lait_core.source.positions import LineIndex, Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.positions import LineIndex, Position, Range
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 MAX_SYMBOLS = 2000
 MAX_FILES = 5000
@@ -165,15 +165,15 @@ def selection_ranges(kind: FileKind, text: str, path: str, positions: list[Posit
     root: Node | None = None
     body: Range | None = None
     if kind is FileKind.WORKFLOW:
-        from lait_core.documents.workflow import parse_workflow
+        from lait_core.documents.workflow_file import parse_workflow
 
         root = parse_workflow(text, path).root
     elif kind is FileKind.CONFIG:
-        from lait_core.documents.config import parse_config
+        from lait_core.documents.config_file import parse_config
 
         root = parse_config(text, path).root
     elif kind is FileKind.AGENT:
-        from lait_core.documents.agent import parse_agent
+        from lait_core.documents.agent_file import parse_agent
 
         agent = parse_agent(text, path)
         root = agent.front

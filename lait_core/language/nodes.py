@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, mapping_key
+from lait_core.syntax.positions import Position, Range
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode, mapping_key
 
 _SPACE = " \t\r\n"
 

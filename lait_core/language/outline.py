@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from lait_core.documents.workflow import Step, parse_workflow
+from lait_core.documents.workflow_file import Step, parse_workflow
 from lait_core.language.nodes import tight_end, tight_range
 from lait_core.lint.discovery import FileKind
-from lait_core.source.frontmatter import Split, split_frontmatter
-from lait_core.source.positions import Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.frontmatter import Split, split_frontmatter
+from lait_core.syntax.positions import Range
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
 
 MAX_DETAIL = 60
 

@@ -1,5 +1,5 @@
 """Hover on a ``tool_policy`` pattern of lait.config.yml: which known tools it matches and what the
-tool loop would decide for each, through :func:`lait_core.engine.decision.decide` (the function
+tool loop would decide for each, through :func:`lait_core.engine.tools.tool_decision.decide` (the function
 ``lait policy test`` and the loop use), so the editor shows the same explanation a model gets.
 
 Known tools are the ones the config names without starting anything: shell tools (``tool__x``),
@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 
 from lait_core.language.nodes import trail_at
-from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, ScalarNode, SequenceNode
+from lait_core.syntax.positions import Position, Range
+from lait_core.syntax.yaml.tree import MappingNode, ScalarNode, SequenceNode
 
 MAX_LISTED = 12
 
@@ -65,8 +65,8 @@ def policy_pattern_hover(root: MappingNode | None, pos: Position, path: str) -> 
         return None
     if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
         return None
-    from lait_core.engine.decision import decide
-    from lait_core.engine.policy import Policy, glob_match
+    from lait_core.engine.tools.tool_decision import decide
+    from lait_core.engine.tools.tool_policy import Policy, glob_match
 
     pattern = node.value
     policy = Policy(_patterns(root, "allow"), _patterns(root, "deny"))

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lait_core.lint.discovery import FileKind
-from lait_core.source.frontmatter import Split, split_frontmatter
-from lait_core.source.positions import Position, Range
-from lait_core.source.tree import MappingNode, Node
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.frontmatter import Split, split_frontmatter
+from lait_core.syntax.positions import Position, Range
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node
 
 TYPE_NAMES = ("string", "number", "integer", "boolean", "object", "array", "null")
 

@@ -2,12 +2,12 @@
 
 The YAML grammar of an editor colours ``jq: '$steps.x | length'`` as one string; these tokens
 colour what is inside. Where the jq and template texts are is decided by the workflow loader (the
-same :class:`~lait_core.documents.workflow.Expr` lists the linter checks), plus an agent file's
+same :class:`~lait_core.documents.workflow_file.Expr` lists the linter checks), plus an agent file's
 Markdown body and the ``template`` of the config's ``prompts:``.
 
 The lexers are tolerant: they work on half-typed text (an unterminated string or tag colours up to
 the end) and never raise. Positions come from the scalar's value-to-source map
-(:func:`lait_core.source.scalars.value_offsets`), so they are exact in every YAML scalar style
+(:func:`lait_core.syntax.yaml.scalars.value_offsets`), so they are exact in every YAML scalar style
 (quoted with escapes, folded, block scalars with indentation); a token whose characters are not
 contiguous in the file (across a folded line break or an indentation) is split into one token per
 piece, so no token ever spans two lines (LSP clients need not support multi-line tokens).
@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex, Position
-from lait_core.source.tree import MappingNode, ScalarNode
+from lait_core.syntax.positions import LineIndex, Position
+from lait_core.syntax.yaml.tree import MappingNode, ScalarNode
 
 TOKEN_TYPES: tuple[str, ...] = (
     "variable",
@@ -574,7 +574,7 @@ class _Placer:
 
     def offsets(self, node: ScalarNode, value: str) -> tuple[list[int], list[int]]:
         """Where each character of the value is in the file (start and end offsets)."""
-        from lait_core.source.scalars import block_candidates, value_offsets
+        from lait_core.syntax.yaml.scalars import block_candidates, value_offsets
 
         if node.style == "|":  # literal: the value is the content characters, one for one
             candidates = block_candidates(self.text, node.start, node.end)
@@ -605,7 +605,7 @@ def document_tokens(kind: FileKind, text: str, path: str = "") -> list[Token]:
         return []
     placer = _Placer(text)
     if kind is FileKind.WORKFLOW:
-        from lait_core.documents.workflow import recent_parse
+        from lait_core.documents.workflow_file import recent_parse
 
         wf = recent_parse(text, path)
         for expr in wf.jq:
@@ -613,13 +613,13 @@ def document_tokens(kind: FileKind, text: str, path: str = "") -> list[Token]:
         for expr in wf.templates:
             placer.scalar(expr.node, template_pieces(expr.text))
     elif kind is FileKind.AGENT:
-        from lait_core.documents.agent import parse_agent
+        from lait_core.documents.agent_file import parse_agent
 
         agent = parse_agent(text, path)
         if agent.system:
             placer.offset_text(agent.system_start, template_pieces(agent.system))
     elif kind is FileKind.CONFIG:
-        from lait_core.documents.config import parse_config
+        from lait_core.documents.config_file import parse_config
 
         cfg = parse_config(text, path)
         prompts = cfg.root.get("prompts") if isinstance(cfg.root, MappingNode) else None

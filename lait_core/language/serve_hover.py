@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lait_core.engine.models import ToolNameError
+from lait_core.engine.llm.chat_types import ToolNameError
 from lait_core.engine.tools.naming import AGENT_PREFIX, WORKFLOW_PREFIX, qualify
 from lait_core.engine.tools.subagent import GENERIC_PARAMETERS
-from lait_core.serve.tools import workflow_schema
+from lait_core.serve.served_tools import workflow_schema
 
 
 def _asks(steps: Any) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lait_core.documents.models import IDENTIFIER
+from lait_core.documents.document_models import IDENTIFIER
 from lait_core.language.index import (
     FILE_SCOPED,
     FileIndex,
@@ -31,10 +31,10 @@ from lait_core.language.index import (
 )
 from lait_core.lint.discovery import FileKind, discover, file_kind, yaml_kind
 from lait_core.lint.engine import Linter
-from lait_core.source.files import Loaded, read_source
-from lait_core.source.frontmatter import starts_with_frontmatter
-from lait_core.source.positions import LineIndex, Position, Range
-from lait_core.source.scalar_values import resolve_plain
+from lait_core.syntax.bounded_read import Loaded, read_source
+from lait_core.syntax.frontmatter import starts_with_frontmatter
+from lait_core.syntax.positions import LineIndex, Position, Range
+from lait_core.syntax.yaml.scalar_values import resolve_plain
 
 RESCAN_SECONDS = 3.0
 """How long a directory walk is reused before the project is walked again."""
@@ -288,7 +288,7 @@ class Project:
     def global_path(self) -> str:
         """The global config's path (``$XDG_CONFIG_HOME/lait/config.yml``) when the linter searches
         for configs ('' otherwise)."""
-        from lait_core.documents.config import global_config_file
+        from lait_core.documents.config_file import global_config_file
 
         options = self.linter.options
         return global_config_file(options.mode, options.environ)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lait_core.documents.workflow import WorkflowDocument, parse_workflow
+from lait_core.documents.workflow_file import WorkflowDocument, parse_workflow
 from lait_core.language import completion_names as names
 from lait_core.language.completion_names import ItemKind
 from lait_core.language.completion_request import CompletionItem, Environment, PreparedDocument, RequestBase
@@ -25,9 +25,9 @@ from lait_core.rules.testfiles import docs
 from lait_core.rules.testfiles.invalid_value import assertion_models
 from lait_core.rules.testfiles.target import ToolNames, resolve, tool_names, workflow_node
 from lait_core.rules.testfiles.unknown_step import step_ids
-from lait_core.source.files import read_source
-from lait_core.source.positions import Position
-from lait_core.source.tree import MappingNode, Node, ScalarNode
+from lait_core.syntax.bounded_read import read_source
+from lait_core.syntax.positions import Position
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode
 
 # -- where a path is ------------------------------------------------------------------------------
 
@@ -358,7 +358,7 @@ class _Request(RequestBase):
 def _is_workflow(path: Path) -> bool:
     """Whether ``path`` is a workflow (not a test, eval or config file), by its name and head."""
     from lait_core.lint.discovery import yaml_kind
-    from lait_core.source.files import read_head
+    from lait_core.syntax.bounded_read import read_head
 
     if path.name == "lait.config.yml":
         return False

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lait_core.documents import models as m
-from lait_core.documents.models import Config
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.documents import document_models as m
+from lait_core.documents.document_models import Config
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 Schema = dict[str, Any]
 _TYPE_NAMES = {"string", "integer", "number", "boolean", "object", "array", "null"}
@@ -73,7 +73,7 @@ class Surroundings:
             return None
         if self.reader is not None:
             return self.reader(path)
-        from lait_core.source.files import read_source
+        from lait_core.syntax.bounded_read import read_source
 
         return read_source(path).text
 
@@ -98,7 +98,7 @@ class Surroundings:
         path = Path(target).expanduser()
         if path.is_absolute() or self.path is None:
             return path
-        from lait_core.documents.discovery import find_project_config
+        from lait_core.documents.config_discovery import find_project_config
 
         config = find_project_config(self.path.parent)
         return (config.parent if config is not None else self.path.parent) / path
@@ -240,7 +240,7 @@ class Shapes:
         text = around.read(path) if path is not None else None
         if path is None or text is None:
             return None
-        from lait_core.documents.agent import parse_agent
+        from lait_core.documents.agent_file import parse_agent
 
         front = parse_agent(text, str(path)).front
         node = front.get("output_schema") if isinstance(front, MappingNode) else None
@@ -262,7 +262,7 @@ class Shapes:
         text = around.read(path) if path is not None else None
         if path is None or text is None:
             return None
-        from lait_core.source.yaml import parse_yaml
+        from lait_core.syntax.yaml.parse import parse_yaml
 
         parsed = parse_yaml(text)
         return Shapes(parsed.root if parsed.ok else None, around.below(path)).final()

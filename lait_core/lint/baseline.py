@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic
-from lait_core.source.files import read_bounded
+from lait_core.syntax.bounded_read import read_bounded
+from lait_core.syntax.diagnostics import Diagnostic
 
 VERSION = 1
 Key = tuple[str, str, str, str]

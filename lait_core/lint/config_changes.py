@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lait_core.documents.config import LoadedConfig
+from lait_core.documents.config_file import LoadedConfig
 
 NAMED_SECTIONS = ("models", "mcp_servers", "tools", "prompts", "agents", "workflows", "skills")
 PATH_SECTIONS = ("agents", "workflows", "skills")

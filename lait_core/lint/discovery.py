@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
 
-from lait_core.documents.config import CONFIG_NAME
-from lait_core.foreign.formats import FOREIGN_DIRS, FOREIGN_SUFFIXES, foreign_format
-from lait_core.source.frontmatter import starts_with_frontmatter
+from lait_core.documents.config_file import CONFIG_NAME
+from lait_core.documents.foreign_formats import FOREIGN_DIRS, FOREIGN_SUFFIXES, foreign_format
+from lait_core.syntax.frontmatter import starts_with_frontmatter
 
 SKIPPED_DIRS = frozenset(("target", "node_modules"))
 _TOP_STEPS = re.compile(r"^(?:steps|nodes)\s*:", re.MULTILINE)
@@ -33,7 +33,7 @@ class FileKind(Enum):
     EVAL = "eval"
     """A `lait eval` file (docs/testing.md); see :func:`yaml_kind`."""
     FOREIGN = "foreign"
-    """Another tool's file (VS Code/Copilot, Claude Code): :mod:`lait_core.foreign.formats`."""
+    """Another tool's file (VS Code/Copilot, Claude Code): :mod:`lait_core.documents.foreign_formats`."""
     UNKNOWN = "unknown"
 
 
@@ -79,7 +79,7 @@ def yaml_kind(path: str | Path, text: str) -> FileKind:
 
 
 def _md_has_frontmatter(path: str) -> bool:
-    from lait_core.source.files import read_head
+    from lait_core.syntax.bounded_read import read_head
 
     try:
         head = read_head(path, 8)  # a FIFO or device is refused, never opened for a blocking read

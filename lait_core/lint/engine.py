@@ -12,9 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
-from lait_core.documents.agent import parse_agent
-from lait_core.documents.config import (
+from lait_core.documents.agent_file import parse_agent
+from lait_core.documents.config_file import (
     ConfigDocument,
     ConfigMode,
     LoadedConfig,
@@ -24,10 +23,9 @@ from lait_core.documents.config import (
     load_config_file,
     parse_config,
 )
-from lait_core.documents.skill import parse_skill
-from lait_core.documents.workflow import parse_workflow
-from lait_core.foreign.formats import spec_of
-from lait_core.gcpause import paused_gc
+from lait_core.documents.foreign_formats import spec_of
+from lait_core.documents.skill_file import parse_skill
+from lait_core.documents.workflow_file import parse_workflow
 from lait_core.lint.baseline import Baseline, BaselineError
 from lait_core.lint.baseline import load as load_baseline
 from lait_core.lint.checks.agents import check_agent_body, check_agent_content
@@ -44,12 +42,14 @@ from lait_core.lint.discovery import (
 )
 from lait_core.lint.findings import config_absent, finish, skipped_last, workflow_findings
 from lait_core.lint.selection import RulePolicy, Selection, resolve
+from lait_core.lint.workspace import Workspace, canonical
 from lait_core.rules.capabilities.names_not_checked import SkipTracker, skipped_diagnostic
 from lait_core.rules.files.unknown_file_type import CODE as UNKNOWN_FILE_TYPE
 from lait_core.rules.files.unreadable_file import CODE as UNREADABLE_FILE
-from lait_core.source.files import Loaded, read_source
-from lait_core.source.positions import ZERO
-from lait_core.workspace import Workspace, canonical
+from lait_core.support.gcpause import paused_gc
+from lait_core.syntax.bounded_read import Loaded, read_source
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.positions import ZERO
 
 
 @dataclass(slots=True)
@@ -228,7 +228,7 @@ class Linter:
     # -- files --------------------------------------------------------------------------------
     def lint_text(self, text: str, path: Path, kind: FileKind | None = None) -> list[Diagnostic]:
         """Diagnostics of one file's text (suppressions applied, sorted, attributed to ``path``)."""
-        with paused_gc():  # see lait_core.gcpause: collections during a lint only rescan the heap
+        with paused_gc():  # see lait_core.support.gcpause: collections during a lint only rescan the heap
             return self.govern(self._lint_text(text, path, kind), text, path)
 
     def _lint_text(self, text: str, path: Path, kind: FileKind | None) -> list[Diagnostic]:
@@ -268,7 +268,7 @@ class Linter:
         elif kind is FileKind.FOREIGN and not self.foreign_enabled(path):
             return []  # `lint: {foreign: false}`
         elif kind is FileKind.FOREIGN and spec_of(path) is not None:
-            from lait_core.foreign.check import check_foreign
+            from lait_core.lint.foreign_check import check_foreign
 
             spec = spec_of(path)
             assert spec is not None

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lait_core.diagnostics import Diagnostic, Related, Severity
 from lait_core.lint import suppression
 from lait_core.rules.capabilities.names_not_checked import CODE as NAMES_NOT_CHECKED
+from lait_core.syntax.diagnostics import Diagnostic, Related, Severity
 
 if TYPE_CHECKING:
-    from lait_core.documents.workflow import WorkflowDocument
+    from lait_core.documents.workflow_file import WorkflowDocument
     from lait_core.lint.checks.workflows import WorkflowChecks
-    from lait_core.workspace import Workspace
+    from lait_core.lint.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lait_core.diagnostics import Diagnostic, Fix
+from lait_core.syntax.diagnostics import Diagnostic, Fix
 
 if TYPE_CHECKING:
     from lait_core.lint.discovery import FileKind

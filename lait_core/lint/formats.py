@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 from lait_core import __version__
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.lint.engine import LintResult
+from lait_core.syntax.diagnostics import Diagnostic, Severity
 
 FORMATS = ("text", "json", "github", "sarif")
 

@@ -3,7 +3,7 @@
 :class:`IncrementalLinter` keeps one :class:`~lait_core.lint.engine.Linter` and, per file, the
 report of its last lint together with a *stamp* of every file that lint looked at (the file itself,
 the child workflows, agents, skills and schema files it read, the paths whose existence it tested;
-see :mod:`lait_core.source.reads`). The next lint of the same paths walks the directories again
+see :mod:`lait_core.syntax.read_log`). The next lint of the same paths walks the directories again
 (a created or deleted file changes the set of files: everything is linted again) and re-lints a file
 only when one of its stamps differs, so an edited agent re-checks the workflows that call it. A
 changed config file (project or global) starts over with a fresh linter. The reports are the ones
@@ -32,12 +32,12 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lait_core.documents.config import ConfigError, ConfigMode, global_config_path
+from lait_core.documents.config_file import ConfigError, ConfigMode, global_config_path
 from lait_core.lint.config_changes import changes_since, may_depend
 from lait_core.lint.discovery import discover
 from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
-from lait_core.source import reads
-from lait_core.source.files import Loaded, read_source
+from lait_core.syntax import read_log as reads
+from lait_core.syntax.bounded_read import Loaded, read_source
 
 Stamp = Hashable
 MISSING = ("missing",)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.lint.engine import Linter, LintOptions
 from lait_core.lint.findings import ProblemCount, finding_lines
+from lait_core.syntax.diagnostics import Diagnostic, Severity
 
 
 def lint_one(path: Path, options: LintOptions | None = None) -> list[Diagnostic]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lait_core.diagnostics import Diagnostic, Severity
+from lait_core.syntax.diagnostics import Diagnostic, Severity
 
 ALWAYS_ON = frozenset(f"LAIT00{i}" for i in range(1, 7))
 DEFAULT_SELECT = ("LAIT",)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lait_core.diagnostics import Diagnostic
+from lait_core.syntax.diagnostics import Diagnostic
 
 _COMMENT = re.compile(r"lait:\s*ignore(-file)?(?:\[([A-Za-z0-9_,\s]*)\])?")
 _BLOCK_HEADER = re.compile(r"(?:^|[:\-]\s)\s*[|>][0-9+\-]*\s*(?:#.*)?$")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lait_core.diagnostics import Severity
+from lait_core.syntax.diagnostics import Severity
 
 
 @dataclass(frozen=True, slots=True)

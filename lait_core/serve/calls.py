@@ -27,9 +27,9 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lait_core.serve.interaction import Asker, ServedInteraction
-from lait_core.serve.state import RunState, StateError, StateSeal
-from lait_core.serve.tools import ServedTool
+from lait_core.serve.call_interaction import Asker, ServedInteraction
+from lait_core.serve.request_state import RunState, StateError, StateSeal
+from lait_core.serve.served_tools import ServedTool
 
 PARK_SECONDS = 600.0
 """How long a run waits for the answers of an ``input_required`` result (or a 2025-era client for
@@ -124,7 +124,7 @@ class ServedRun:
 
 
 def _failure_text(exc: BaseException) -> str:
-    from lait_core.engine.models import error_chain_text
+    from lait_core.engine.llm.chat_types import error_chain_text
 
     return error_chain_text(exc) or type(exc).__name__
 

@@ -11,7 +11,7 @@
   ``/mcp``. DNS-rebinding protection: the ``Host`` must be loopback or an ``--allowed-host``,
   and an ``Origin``, when sent, must be one of those hosts too. ``--token-env VAR``: every
   request needs ``Authorization: Bearer <$VAR>`` (compared in constant time). Bodies are limited
-  to :data:`FRAME_LIMIT`. SSE streams are resumable (``Last-Event-ID``, :mod:`.events`).
+  to :data:`FRAME_LIMIT`. SSE streams are resumable (``Last-Event-ID``, :mod:`.event_store`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lait_core.serve.drain import DRAIN_SECONDS, Drain, Frame, Ledger, frame_of, reader_gone
-from lait_core.serve.server import DISCONNECTED, LaitServer
+from lait_core.serve.mcp_server import DISCONNECTED, LaitServer
 
 FRAME_LIMIT = 16 * 1024 * 1024
 """Bytes of one stdio line or one HTTP request body."""
@@ -377,7 +377,7 @@ async def serve_http(
     settings = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
-    from lait_core.serve.events import SessionEventStore, per_session_stores
+    from lait_core.serve.event_store import SessionEventStore, per_session_stores
 
     app = server.streamable_http_app(
         streamable_http_path="/mcp",

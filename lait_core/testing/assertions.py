@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lait_core.engine.models import Usage
+from lait_core.engine.llm.chat_types import Usage
 from lait_core.testing.definition import (
     Assertion,
     Contains,
@@ -79,7 +79,7 @@ class AssertionJq:
         self._evaluator = JqEvaluator(on_spawn=on_spawn, memory_limit=memory)
 
     async def truthy(self, expr: str, value: Any) -> tuple[bool, str | None]:
-        from lait_core.jq import JqError, is_truthy
+        from lait_core.syntax.jq import JqError, is_truthy
 
         try:
             result = await asyncio.wait_for(self._evaluator.evaluate(expr, value), self.seconds)

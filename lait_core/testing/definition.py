@@ -15,11 +15,11 @@ from typing import Annotated, Any, Literal, TypeVar, Union
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from lait_core.diagnostics import Diagnostic
 from lait_core.documents.validate import Codes, validate_mapping
-from lait_core.source.files import read_source
-from lait_core.source.tree import ScalarNode
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.bounded_read import read_source
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import ScalarNode
 
 CODES = Codes(unknown="", invalid="", by_field=(), elsewhere=frozenset())
 """The diagnostics of test and eval files carry no rule code (the lint rules for these kinds, if
@@ -141,7 +141,7 @@ def _parse(
         return None, out
     root = parsed.root
     if root is None or (isinstance(root, ScalarNode) and root.value is None):
-        from lait_core.source.positions import Position, Range
+        from lait_core.syntax.positions import Position, Range
 
         zero = Range(Position(0, 0), Position(0, 0))
         return None, [*out, Diagnostic("", empty, zero)]

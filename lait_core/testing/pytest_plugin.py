@@ -79,8 +79,8 @@ class LaitItem(pytest.Item):
     def runtest(self) -> None:
         import asyncio
 
-        from lait_core.documents.config import ConfigMode, load_config
-        from lait_core.testing.runner import run_file
+        from lait_core.documents.config_file import ConfigMode, load_config
+        from lait_core.testing.suite_runner import run_file
 
         loaded = load_config(ConfigMode.SEARCH, start=self.path.parent)
         problems = [d for doc in loaded.documents if doc.model is None for d in doc.diagnostics]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lait_core.engine.records.store import (
+from lait_core.engine.records.record_files import (
     RecordFileError,
     atomic_write_text,
     read_json_object,

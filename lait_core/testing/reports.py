@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
-from lait_core.source.files import read_source
-from lait_core.source.tree import MappingNode, Node, SequenceNode
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.bounded_read import read_source
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, SequenceNode
 
 if TYPE_CHECKING:
-    from lait_core.testing.eval import CaseResult
-    from lait_core.testing.runner import FileResult
+    from lait_core.testing.eval_run import CaseResult
+    from lait_core.testing.suite_runner import FileResult
 
 _ASSERTION = re.compile(r"assertion (\d+): ")
 # XML 1.0 forbids most control characters even as references: they are dropped.

@@ -1,5 +1,5 @@
 """Call hierarchy between workflows and the agent files and child workflows they call (from
-lait_core.language.calls). Items carry their file's path in ``data``."""
+lait_core.language.call_hierarchy). Items carry their file's path in ``data``."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from lait_core.language.calls import CallItem, incoming, item_for, outgoing, prepare
+from lait_core.language.call_hierarchy import CallItem, incoming, item_for, outgoing, prepare
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import Range
+from lait_core.syntax.positions import Range
 from lait_ls.convert import to_lsp_range
 from lait_ls.features.definition import at, open_documents, project_of, uri_of
 

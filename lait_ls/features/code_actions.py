@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from lait_core.diagnostics import Diagnostic, Fix
 from lait_core.language.code_actions import QuickFix, quick_fixes
-from lait_core.source.positions import LineIndex, Range
+from lait_core.syntax.diagnostics import Diagnostic, Fix
+from lait_core.syntax.positions import LineIndex, Range
 from lait_ls.convert import from_lsp_range, to_lsp_range
 
 if TYPE_CHECKING:

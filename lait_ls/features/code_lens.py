@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from lait_core.language.kept_results import KeptResults, carry_target
 from lait_core.language.run_targets import RunTarget, run_target
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls import protocol
 from lait_ls.convert import to_lsp_range
 

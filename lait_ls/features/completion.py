@@ -24,7 +24,7 @@ from lait_core.language.completion import (
     snippet_text,
 )
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls import inflight
 from lait_ls.convert import from_lsp_position, to_lsp_range
 
@@ -139,8 +139,8 @@ def compute(ls: LaitServer, params: lsp.CompletionParams, cache: _Cache) -> lsp.
 
 
 def _foreign(ls: LaitServer, uri: str, path: Path, params: lsp.CompletionParams) -> lsp.CompletionList:
-    """Keys and values of another tool's file (:mod:`lait_core.foreign.language`)."""
-    from lait_core.foreign.language import complete as complete_foreign
+    """Keys and values of another tool's file (:mod:`lait_core.language.foreign_files`)."""
+    from lait_core.language.foreign_files import complete as complete_foreign
 
     text = ls.workspace.get_text_document(uri).source
     index = LineIndex(text)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from lait_core.language import Document, Location, Project
-from lait_core.source.positions import LineIndex, Position
+from lait_core.syntax.positions import LineIndex, Position
 from lait_ls.convert import from_lsp_position, to_lsp_range
 
 if TYPE_CHECKING:

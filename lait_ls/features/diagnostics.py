@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from lait_core.cancel import checkpoint
-from lait_core.diagnostics import Diagnostic
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex
+from lait_core.support.cancel import checkpoint
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.positions import LineIndex
 from lait_ls.convert import severity, to_lsp_range
 from lait_ls.documents import agent_references
 
 if TYPE_CHECKING:
-    from lait_core.documents.config import LoadedConfig
+    from lait_core.documents.config_file import LoadedConfig
     from lait_core.language.index import FileIndex
     from lait_ls.server import LaitServer
 

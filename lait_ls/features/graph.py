@@ -18,9 +18,9 @@ GRAPH = "lait/graph"
 def graph(ls: LaitServer, params: Any) -> dict[str, Any]:
     from pygls.exceptions import JsonRpcInvalidParams
 
-    from lait_core.engine.workflow.errors import WorkflowLoadError
+    from lait_core.commands.workflow_graph import build_graph, step_ranges, to_mermaid
     from lait_core.engine.workflow.loader import load_document
-    from lait_core.graph import build_graph, step_ranges, to_mermaid
+    from lait_core.engine.workflow.workflow_errors import WorkflowLoadError
 
     uri = params.get("uri") if isinstance(params, Mapping) else None
     if not isinstance(uri, str) or not uri:

@@ -9,7 +9,7 @@ from lsprotocol import types as lsp
 
 from lait_core.language import hover_at
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls import inflight
 from lait_ls.convert import from_lsp_position, to_lsp_range
 from lait_ls.features.definition import at, project_of
@@ -36,7 +36,7 @@ def _hover(ls: LaitServer, params: lsp.HoverParams) -> lsp.Hover | None:
     uri = params.text_document.uri
     path = ls.path_of(uri)
     if path is not None and uri in ls.open_uris and ls.kind_of(uri) is FileKind.FOREIGN:
-        from lait_core.foreign.language import hover as hover_foreign
+        from lait_core.language.foreign_files import hover as hover_foreign
 
         text = ls.text_of(uri)
         index = LineIndex(text)

@@ -12,7 +12,7 @@ from lsprotocol import types as lsp
 
 from lait_core.language.inlay_hints import KINDS, Hint, inlay_hints
 from lait_core.language.kept_results import KeptResults, carry_hints
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls.convert import from_lsp_range, to_lsp_position
 from lait_ls.features.definition import document_of
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from lait_core.language.links import document_links
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls.convert import to_lsp_range
 from lait_ls.features.definition import document_of
 

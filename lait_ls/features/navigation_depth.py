@@ -11,7 +11,7 @@ from lsprotocol import types as lsp
 from lait_core.language.index import Namespace
 from lait_core.language.navigation import selection_ranges, workspace_symbols
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex, Range
+from lait_core.syntax.positions import LineIndex, Range
 from lait_ls.convert import from_lsp_position, to_lsp_range
 from lait_ls.features.definition import document_of, project_of, uri_of
 from lait_ls.roots import workspace_roots

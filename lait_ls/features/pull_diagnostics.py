@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from lait_core.cancel import CancelToken, cancellable
-from lait_core.diagnostics import Diagnostic
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.engine import FileReport, Linter, LintOptions
 from lait_core.lint.incremental import IncrementalLinter, Stamp, disk_stamp
-from lait_core.source.positions import LineIndex
+from lait_core.support.cancel import CancelToken, cancellable
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.positions import LineIndex
 from lait_ls.features.diagnostics import compute, to_lsp
 from lait_ls.roots import workspace_roots
 

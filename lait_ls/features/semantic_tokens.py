@@ -27,7 +27,7 @@ from lait_core.language.semantic_tokens import (
     encode,
 )
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls.convert import from_lsp_range
 from lait_ls.features.definition import document_of
 

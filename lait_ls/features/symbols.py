@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from lait_core.language import OutlineKind, OutlineSymbol, document_symbols
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls.convert import to_lsp_range
 from lait_ls.features.definition import document_of
 

@@ -673,7 +673,7 @@ def test_ctrl_c_during_a_shell_tool_kills_its_tree(
 
 SECOND_CTRL_C = """
 import asyncio, os, subprocess, sys
-from lait_cli.terminal import Interrupts, run_interruptible
+from lait_cli.support.terminal import Interrupts, run_interruptible
 
 async def stubborn(interrupts):
     child = subprocess.Popen(["sleep", "60"], start_new_session=True)
@@ -845,8 +845,8 @@ REPL_OWN = {"--show-usage", "--no-history", "--render"}
 def test_lait_chat_declares_its_options_as_bare_chat_does() -> None:
     import typer
 
-    from lait_cli import chat_command
-    from lait_cli.chat import chat_app
+    from lait_cli.commands import chat as chat_command
+    from lait_cli.commands.single_shot import chat_app
 
     def options(command: object) -> dict[str, tuple[object, ...]]:
         return {

@@ -1,4 +1,4 @@
-"""The static command table (lait_cli.lazy.COMMANDS) names exactly the commands the modules define:
+"""The static command table (lait_cli.lazy_group.COMMANDS) names exactly the commands the modules define:
 every ``lait_cli`` module is imported and its ``register`` run on a fresh Typer, and the names, help
 lines and visibility must match the table. A new command without its table line, a renamed one or an
 edited help text fails here, not in front of a user."""
@@ -11,18 +11,19 @@ import pkgutil
 import typer
 
 import lait_cli
+import lait_cli.commands
 from lait_cli import dispatch as commands
-from lait_cli.command_table import COMMANDS, command_names
-from lait_cli.lazy import TYPER_SETTINGS, LazyCommands, visible_names
+from lait_cli.command_table import COMMANDS, TYPER_SETTINGS, command_names
+from lait_cli.lazy_group import LazyCommands, visible_names
 
 
 def _defined() -> dict[str, tuple[str, str, bool]]:
     """name -> (module, first help line, hidden) for every command a lait_cli module registers."""
     found: dict[str, tuple[str, str, bool]] = {}
-    for info in pkgutil.iter_modules(lait_cli.__path__):
+    for info in pkgutil.iter_modules(lait_cli.commands.__path__):
         if info.name == "__main__":  # running it is the CLI
             continue
-        module = importlib.import_module(f"lait_cli.{info.name}")
+        module = importlib.import_module(f"lait_cli.commands.{info.name}")
         register = getattr(module, "register", None)
         if not callable(register):
             continue

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lait_core.documents.workflow import parse_workflow
-from lait_core.graph import build_graph, render_graph, to_dot, to_mermaid
+from lait_core.commands.workflow_graph import build_graph, render_graph, to_dot, to_mermaid
+from lait_core.documents.workflow_file import parse_workflow
 from tests.cli.conftest import EXAMPLES, Lait
 
 FLOW = """\

@@ -99,7 +99,7 @@ def test_version_and_lint_do_not_import_heavy_modules(
     assert loaded == []
 
 
-LINT_NEVER = ("lait_cli.chat", "lait_cli.terminal", "multiprocessing")
+LINT_NEVER = ("lait_cli.commands.single_shot", "lait_cli.support.terminal", "multiprocessing")
 """A small lint needs neither the chat command nor a pool of lint workers."""
 
 
@@ -113,7 +113,7 @@ def test_a_small_lint_imports_no_chat_and_starts_no_pool(
     assert [name for name in modules if name.startswith(LINT_NEVER)] == []
 
 
-# -- lazy command registration (lait_cli.lazy) ------------------------------------------------------
+# -- lazy command registration (lait_cli.lazy_group) ------------------------------------------------------
 COMMAND_MODULES = {entry.module for entry in COMMANDS.values()}
 
 
@@ -122,10 +122,10 @@ COMMAND_MODULES = {entry.module for entry in COMMANDS.values()}
     [
         (["--version"], set()),
         (["--help"], set()),
-        (["lint", "examples/workflows/release.yml"], {"lait_cli.lint"}),
-        (["schema", "config"], {"lait_cli.schema"}),
-        (["run", "--help"], {"lait_cli.run"}),
-        (["lint", "examples", "--no-env"], {"lait_cli.lint"}),
+        (["lint", "examples/workflows/release.yml"], {"lait_cli.commands.lint"}),
+        (["schema", "config"], {"lait_cli.commands.schema"}),
+        (["run", "--help"], {"lait_cli.commands.run"}),
+        (["lint", "examples", "--no-env"], {"lait_cli.commands.lint"}),
     ],
     ids=["version", "help", "lint", "schema", "run-help", "global-after"],
 )
@@ -165,7 +165,7 @@ def test_a_chat_imports_no_command_module_and_no_terminal_ui(
 
 SEND_AHEAD = (
     "import json, sys\n"
-    "from lait_cli.send_ahead import send_ahead_if_chat\n"
+    "from lait_cli.support.send_ahead import send_ahead_if_chat\n"
     "sent = send_ahead_if_chat(json.loads(sys.argv[1]))\n"
     "print(json.dumps({'sent': sent, 'modules': sorted(sys.modules)}))\n"
 )
@@ -189,7 +189,7 @@ def _send_ahead_modules(args: list[str], cwd: Path, env: dict[str, str]) -> set[
 
 
 def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict[str, str]) -> None:
-    """What runs before a chat's first request leaves (lait_cli.send_ahead) is the standard library and
+    """What runs before a chat's first request leaves (lait_cli.support.send_ahead) is the standard library and
     lait's plain modules: no typer/click, pydantic, asyncio, httpx or YAML reader (the request leaves
     within 250 ms of process start)."""
     env = {k: v for k, v in lait_env.items() if not k.startswith(("OPENAI_", "LLM_"))}
@@ -200,14 +200,15 @@ def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict
     roots = {name.split(".")[0] for name in modules}
     assert not roots & {"typer", "click", "pydantic", "pydantic_core", "asyncio", "httpx", "httpcore", "h11"}
     assert not roots & {"ruamel", "tree_sitter", "tree_sitter_yaml", "rich", "prompt_toolkit", *HEAVY}
-    assert not {"lait_core.documents.models", "lait_core.documents.config"} & modules
+    assert not {"lait_core.documents.document_models", "lait_core.documents.config_file"} & modules
     assert not [m for m in modules if m.startswith("lait_cli.") and m not in SEND_AHEAD_MODULES]
 
 
 SEND_AHEAD_MODULES = {
-    "lait_cli.send_ahead",
+    "lait_cli.support",  # the package of the helpers below (its docstring only)
+    "lait_cli.support.send_ahead",
     "lait_cli.dispatch",
     "lait_cli.command_table",
-    "lait_cli.environment",
-    "lait_cli.stdin_input",
+    "lait_cli.support.environment",
+    "lait_cli.support.stdin_input",
 }

@@ -877,7 +877,7 @@ def test_schema_prints_the_checked_in_schema(lait: Lait, kind: str) -> None:
 
 
 def test_schema_workflow_validates_the_example_workflows(lait: Lait) -> None:
-    from lait_core.source.yaml import parse_yaml
+    from lait_core.syntax.yaml.parse import parse_yaml
 
     schema = json.loads(lait("schema", "workflow").stdout)
     for path in sorted((EXAMPLES / "workflows").glob("*.yml")):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.discovery import discover
 from lait_core.lint.engine import Linter, LintOptions
 from lait_core.lint.parallel import MIN_FILES, lint_in_pool, worker_count

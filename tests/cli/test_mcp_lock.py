@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import McpServerConfig
+from lait_core.documents.document_models import McpServerConfig
 from lait_core.engine.mcp.lock import package_spec
 from tests.cli.conftest import Lait
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.diagnostics import Diagnostic
 from lait_core.lint.engine import Linter
+from lait_core.syntax.diagnostics import Diagnostic
 from tests.cli.conftest import EXAMPLES, Run, run_lait
 
 KINDS = {

@@ -168,7 +168,7 @@ def test_sessions_persist_across_repl_runs(lait: Lait, server: ScriptedOpenAISer
 
 
 def test_multi_line_input_and_tab_completion(lait: Lait, server: ScriptedOpenAIServer) -> None:
-    from lait_cli.repl import completions
+    from lait_cli.support.repl import completions
 
     assert [c[0] for c in completions("/mo", [])] == ["/model"]
     assert [c[0] for c in completions("/model f", ["fast", "big"])] == ["fast"]

@@ -1,4 +1,4 @@
-"""The send-ahead path (lait_cli.send_ahead, lait_core.engine.ahead): a chat's first request leaves at
+"""The send-ahead path (lait_cli.support.send_ahead, lait_core.engine.llm.ahead): a chat's first request leaves at
 start-up, and the run is the same as without it.
 
 Each chat runs through the console script's entry (``python -m lait_cli``) against the scripted
@@ -18,7 +18,7 @@ import pytest
 
 from lait_cli.command_table import COMMANDS
 from lait_cli.dispatch import CHAT_OPTIONS, CHAT_VALUE_OPTIONS
-from lait_cli.send_ahead import EMBEDDED_ALIAS, FLAGS, VALUE_OPTIONS, NotQuick, parse
+from lait_cli.support.send_ahead import EMBEDDED_ALIAS, FLAGS, VALUE_OPTIONS, NotQuick, parse
 from tests.cli.conftest import Run
 from tests.peers.openai_server import Recorded, ScriptedOpenAIServer, error, text
 
@@ -199,11 +199,11 @@ def test_a_subcommand_name_is_never_a_prompt_sent_ahead(
 
 # -- the option table ------------------------------------------------------------------------------
 def test_the_table_matches_the_chat_commands_options() -> None:
-    """Every option lait_cli.send_ahead reads is the chat command's, with the same environment variable
+    """Every option lait_cli.support.send_ahead reads is the chat command's, with the same environment variable
     and the same kind (value or flag): otherwise argv would be read differently there."""
     import typer.main
 
-    from lait_cli.chat import chat_app
+    from lait_cli.commands.single_shot import chat_app
     from lait_core.engine.embedded.locate import BUILTIN_ALIAS
 
     command = typer.main.get_command(chat_app({}))
@@ -224,7 +224,7 @@ def test_the_one_declaration_of_chat_options_is_the_chat_commands() -> None:
     and the environment variable the typer command gives it, and nothing else."""
     import typer.main
 
-    from lait_cli.chat import chat_app
+    from lait_cli.commands.single_shot import chat_app
 
     command = typer.main.get_command(chat_app({}))
     declared: dict[str, tuple[int, str | None]] = {}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core import sessions
+from lait_core.engine.records import saved_sessions as sessions
 from tests.cli.conftest import REPO, Lait
 from tests.peers.openai_server import ScriptedOpenAIServer, error, text
 
@@ -92,7 +92,7 @@ def test_a_cut_off_last_line_is_skipped_and_cut(chat: Lait, server: ScriptedOpen
 WRITER = """
 import sys
 from pathlib import Path
-from lait_core import sessions
+from lait_core.engine.records import saved_sessions as sessions
 path = Path(sys.argv[1])
 big = "x" * 400_000
 sys.stdout.write("ready\\n"); sys.stdout.flush()

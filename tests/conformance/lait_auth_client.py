@@ -64,11 +64,11 @@ def write_config(folder: Path, url: str, scenario: str, context: dict[str, objec
 
 
 async def run(url: str) -> None:
-    from lait_core.documents.config import ConfigMode, load_config
-    from lait_core.engine.interaction import HeadlessInteraction
-    from lait_core.engine.mcp.oauth.options import OAuthOptions
+    from lait_core.documents.config_file import ConfigMode, load_config
+    from lait_core.engine.mcp.oauth.signin_options import OAuthOptions
+    from lait_core.engine.run.interaction import HeadlessInteraction
     from lait_core.engine.tools.base import CallContext
-    from lait_core.engine.tools.mcp import McpPool
+    from lait_core.engine.tools.mcp_tools import McpPool
 
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
@@ -91,7 +91,7 @@ async def run(url: str) -> None:
 
 
 def main() -> int:
-    from lait_core.engine.models import EngineError
+    from lait_core.engine.llm.chat_types import EngineError
 
     try:
         asyncio.run(run(sys.argv[-1]))

@@ -1,4 +1,4 @@
-"""The official YAML test suite as a test of lait's located reader (``lait_core.source``).
+"""The official YAML test suite as a test of lait's located reader (``lait_core.syntax``).
 
 Every scorable case (see :mod:`tests.conformance.yaml_suite`) must pass, except those listed in
 ``EXCEPTIONS`` with the reason; an exception that starts to pass fails the test so the list stays
@@ -70,7 +70,7 @@ def test_score_meets_the_target() -> None:
 @pytest.mark.parametrize("case", [c for c in CASES if not c.fail and c.documents > 1], ids=lambda c: c.id)
 def test_multi_document_streams_are_one_located_error(case: Case) -> None:
     """Valid multi-document streams are not scored: lait reports the second document, by design."""
-    from lait_core.source.yaml import parse_yaml
+    from lait_core.syntax.yaml.parse import parse_yaml
 
     problems = parse_yaml(case.yaml).problems
     assert [p.code for p in problems][:1] == ["LAIT001"], MULTI_DOCUMENT_BY_DESIGN

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Severity
-from lait_core.source.tree import MappingNode, Node, SequenceNode
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.diagnostics import Severity
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, SequenceNode
 from tests.conformance.yaml_suite import Case, expected_value, same
 
 ERROR_CODES = frozenset(("LAIT001", "LAIT008"))

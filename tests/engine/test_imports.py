@@ -23,11 +23,11 @@ def loaded_after(statement: str) -> list[str]:
 
 def test_engine_modules_without_the_client_import_no_heavy_stack() -> None:
     statement = (
-        "import lait_core.engine, lait_core.engine.loop, lait_core.engine.policy, lait_core.engine.interaction, "
-        "lait_core.engine.resolve, lait_core.engine.tools.shell, lait_core.engine.process"
+        "import lait_core.engine, lait_core.engine.run.tool_loop, lait_core.engine.tools.tool_policy, lait_core.engine.run.interaction, "
+        "lait_core.engine.llm.model_resolution, lait_core.engine.tools.shell, lait_core.engine.processes.spawn"
     )
     assert loaded_after(statement) == []
 
 
 def test_the_client_imports_httpx() -> None:
-    assert "httpx" in loaded_after("import lait_core.engine.llm")
+    assert "httpx" in loaded_after("import lait_core.engine.llm.client")

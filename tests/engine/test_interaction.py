@@ -17,8 +17,10 @@ from typing import TextIO
 
 import pytest
 
-from lait_cli.terminal_dialogs import APPROVAL_PROMPT, PromptState, TerminalInteraction
-from lait_core.engine.interaction import (
+from lait_cli.support.terminal_dialogs import APPROVAL_PROMPT, PromptState, TerminalInteraction
+from lait_core.engine.llm.chat_types import ApprovalError, user_message
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.run.interaction import (
     ApprovalDecision,
     ApprovalRequest,
     AskError,
@@ -31,9 +33,7 @@ from lait_core.engine.interaction import (
     TextDelta,
     WarningEvent,
 )
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.loop import LoopOptions, run_tool_loop
-from lait_core.engine.models import ApprovalError, user_message
+from lait_core.engine.run.tool_loop import LoopOptions, run_tool_loop
 from lait_core.engine.tools import ToolSet
 from tests.engine.conftest import caller_for, shell_source
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
@@ -375,8 +375,8 @@ def test_tool_call_line_shows_compact_arguments_whatever_the_model_spacing() -> 
     """Issue 12 item 7: `-v` prints `tool call: NAME ARGS` with ARGS as compact JSON, so the line does
     not depend on the spacing a model (or a CPU's arithmetic) produced; text that is not JSON is shown
     as it is."""
-    from lait_cli.terminal_dialogs import TerminalInteraction
-    from lait_core.engine.interaction import ToolCallStarted
+    from lait_cli.support.terminal_dialogs import TerminalInteraction
+    from lait_core.engine.run.interaction import ToolCallStarted
 
     err = io.StringIO()
     terminal = TerminalInteraction(stdin=io.StringIO(), stdout=io.StringIO(), stderr=err, verbose=True)

@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import Config
-from lait_core.engine.interaction import HeadlessInteraction, ReasoningDelta, TextDelta, WarningEvent
-from lait_core.engine.llm import ChatClient, ModelCaller, StreamAssembler, no_ca_context
-from lait_core.engine.models import (
+from lait_core.documents.document_models import Config
+from lait_core.engine.llm.chat_types import (
     ChatRequest,
     LlmConnectionError,
     LlmHttpError,
@@ -29,8 +27,10 @@ from lait_core.engine.models import (
     json_schema_format,
     user_message,
 )
-from lait_core.engine.resolve import resolve_model
-from lait_core.httpx_import import httpx
+from lait_core.engine.llm.client import ChatClient, ModelCaller, StreamAssembler, no_ca_context
+from lait_core.engine.llm.model_resolution import resolve_model
+from lait_core.engine.run.interaction import HeadlessInteraction, ReasoningDelta, TextDelta, WarningEvent
+from lait_core.support.httpx_import import httpx
 from tests.engine.conftest import FAST_RETRY, caller_for
 from tests.peers.openai_server import (
     ScriptedOpenAIServer,

@@ -17,8 +17,21 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import CompactionConfig
-from lait_core.engine.interaction import (
+from lait_core.documents.document_models import CompactionConfig
+from lait_core.engine.llm.chat_types import (
+    ApprovalError,
+    LlmResponseError,
+    MaxToolRoundsExceeded,
+    Message,
+    ToolArgumentsError,
+    UnknownToolError,
+    Usage,
+    json_schema_format,
+    system_message,
+    user_message,
+)
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.run.interaction import (
     ApprovalDecision,
     ApprovalRequest,
     Compacted,
@@ -31,28 +44,15 @@ from lait_core.engine.interaction import (
     ToolCallStarted,
     UsageReported,
 )
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.loop import (
+from lait_core.engine.run.tool_loop import (
     COMPACTION_INSTRUCTION,
     SUMMARY_PREFIX,
     LoopOptions,
     LoopResult,
     run_tool_loop,
 )
-from lait_core.engine.models import (
-    ApprovalError,
-    LlmResponseError,
-    MaxToolRoundsExceeded,
-    Message,
-    ToolArgumentsError,
-    UnknownToolError,
-    Usage,
-    json_schema_format,
-    system_message,
-    user_message,
-)
-from lait_core.engine.policy import Policy
 from lait_core.engine.tools import ToolKind, ToolResult, ToolSet, ToolSource
+from lait_core.engine.tools.tool_policy import Policy
 from tests.engine.conftest import FakeSource, caller_for, live_group_members, shell_source
 from tests.peers.openai_server import ScriptedOpenAIServer, call, empty_stream, text, tool_calls
 
@@ -557,12 +557,12 @@ async def test_cancel_kills_the_running_tool_tree(
 SIGINT_SCRIPT = textwrap.dedent(
     """
     import asyncio, json, os, signal, sys
-    from lait_core.documents.models import Config, ShellToolDefinition
-    from lait_core.engine.interaction import HeadlessInteraction
-    from lait_core.engine.llm import ChatClient, ModelCaller
-    from lait_core.engine.loop import run_tool_loop
-    from lait_core.engine.models import user_message
-    from lait_core.engine.resolve import resolve_model
+    from lait_core.documents.document_models import Config, ShellToolDefinition
+    from lait_core.engine.run.interaction import HeadlessInteraction
+    from lait_core.engine.llm.client import ChatClient, ModelCaller
+    from lait_core.engine.run.tool_loop import run_tool_loop
+    from lait_core.engine.llm.chat_types import user_message
+    from lait_core.engine.llm.model_resolution import resolve_model
     from lait_core.engine.tools import ToolSet
     from lait_core.engine.tools.shell import ShellToolSource
 

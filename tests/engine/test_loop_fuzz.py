@@ -19,11 +19,11 @@ import random
 import uuid
 from typing import Any
 
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.loop import LoopResult, run_tool_loop
-from lait_core.engine.models import ToolArgumentsError, UnknownToolError, user_message
-from lait_core.engine.process import live_groups
+from lait_core.engine.llm.chat_types import ToolArgumentsError, UnknownToolError, user_message
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.processes.spawn import live_groups
+from lait_core.engine.run.interaction import HeadlessInteraction
+from lait_core.engine.run.tool_loop import LoopResult, run_tool_loop
 from lait_core.engine.tools import ToolSet
 from tests.engine.conftest import caller_for, shell_source
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls

@@ -7,11 +7,17 @@ import re
 
 import pytest
 
-from lait_core.documents.config import merge
-from lait_core.documents.models import Config, ToolPolicy
-from lait_core.engine.models import AllowedToolsError, ToolNameError
-from lait_core.engine.policy import POLICY_DENIAL, Policy, check_allowed_tools, glob_match, merge_policies
+from lait_core.documents.config_file import merge
+from lait_core.documents.document_models import Config, ToolPolicy
+from lait_core.engine.llm.chat_types import AllowedToolsError, ToolNameError
 from lait_core.engine.tools import ToolKind, ToolSet, qualify, sanitize
+from lait_core.engine.tools.tool_policy import (
+    POLICY_DENIAL,
+    Policy,
+    check_allowed_tools,
+    glob_match,
+    merge_policies,
+)
 from tests.engine.conftest import FakeSource, shell_source
 
 

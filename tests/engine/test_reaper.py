@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from lait_core.engine.process import group_exists, kill_and_reap, run_process, spawn
+from lait_core.engine.processes.spawn import group_exists, kill_and_reap, run_process, spawn
 from tests.engine.conftest import live_group_members
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups as on Linux")

@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import Config, DefaultSettings, ModelDefinition
-from lait_core.engine.models import ConfigurationError, Sampling
-from lait_core.engine.resolve import (
+from lait_core.documents.document_models import Config, DefaultSettings, ModelDefinition
+from lait_core.engine.llm.chat_types import ConfigurationError, Sampling
+from lait_core.engine.llm.model_resolution import (
     KeyResolver,
     KeySource,
     check_request_ranges,
     resolve_model,
     resolve_sampling,
 )
-from lait_core.engine.wire import DEFAULT_BASE_URL
+from lait_core.engine.llm.wire import DEFAULT_BASE_URL
 
 
 def cfg(**values: Any) -> Config:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.llm import ModelCaller
-from lait_core.engine.loop import Sender
-from lait_core.engine.models import ChatRequest, ChatResponse, DeltaSink, user_message
-from lait_core.engine.resolve import resolve_model
-from lait_core.engine.session import RunSession
+from lait_core.engine.llm.chat_types import ChatRequest, ChatResponse, DeltaSink, user_message
+from lait_core.engine.llm.client import ModelCaller
+from lait_core.engine.llm.model_resolution import resolve_model
+from lait_core.engine.run.interaction import HeadlessInteraction
+from lait_core.engine.run.run_session import RunSession
+from lait_core.engine.run.tool_loop import Sender
 from tests.engine.agent_support import make_config
 from tests.peers.openai_server import ScriptedOpenAIServer, text
 
@@ -81,8 +81,8 @@ async def test_mcp_servers_closed_on_cancellation(llm_server: ScriptedOpenAIServ
     """A run cancelled while an MCP tool call hangs leaves no server process behind."""
     import sys
 
-    from lait_core.engine.conversation import converse
-    from lait_core.engine.settings import resolve_llm_settings
+    from lait_core.engine.llm.conversation import converse
+    from lait_core.engine.llm.llm_settings import resolve_llm_settings
     from tests.engine.conftest import pid_alive
     from tests.peers.openai_server import call, tool_calls
 
@@ -103,7 +103,7 @@ async def test_mcp_servers_closed_on_cancellation(llm_server: ScriptedOpenAIServ
         async with RunSession.open(config, tmp_path, interaction, on_spawn=spawned.append) as session:
             await converse(session, resolve_llm_settings("chat", [], config), system=None, user="hang")
 
-    from lait_core.engine.interaction import ToolCallStarted
+    from lait_core.engine.run.interaction import ToolCallStarted
 
     task = asyncio.create_task(run())
     for _ in range(500):

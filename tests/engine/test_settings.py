@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from lait_core.documents.models import (
+from lait_core.documents.document_models import (
     AgentFrontmatter,
     Config,
     LlmKeys,
     ModelDefinition,
     WorkflowDefaults,
 )
-from lait_core.engine.models import ConfigurationError
-from lait_core.engine.settings import resolve_llm_settings
+from lait_core.engine.llm.chat_types import ConfigurationError
+from lait_core.engine.llm.llm_settings import resolve_llm_settings
 
 
 def _config(**data: object) -> Config:

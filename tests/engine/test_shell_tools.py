@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.models import ToolArgumentsError, ToolNameError
+from lait_core.engine.llm.chat_types import ToolArgumentsError, ToolNameError
+from lait_core.engine.run.interaction import HeadlessInteraction
 from lait_core.engine.tools import CallContext, ToolResult, ToolSet
 from lait_core.engine.tools.shell import ShellToolSource
 from tests.engine.conftest import live_group_members, shell_source
@@ -266,8 +266,8 @@ def test_endless_output_is_killed_at_16_mib_with_bounded_memory() -> None:
     script = textwrap.dedent(
         """
         import asyncio, json, resource, time
-        from lait_core.documents.models import ShellToolDefinition
-        from lait_core.engine.interaction import HeadlessInteraction
+        from lait_core.documents.document_models import ShellToolDefinition
+        from lait_core.engine.run.interaction import HeadlessInteraction
         from lait_core.engine.tools import CallContext, ToolSet
         from lait_core.engine.tools.shell import ShellToolSource
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.engine.agent import load_agent, run_agent
-from lait_core.engine.models import ConfigurationError
+from lait_core.engine.llm.chat_types import ConfigurationError
+from lait_core.engine.run.agent_run import load_agent, run_agent
 from lait_core.engine.tools.base import CallContext
-from lait_core.engine.tools.skill import SkillToolSource, load_skills, skills_text, with_skills
+from lait_core.engine.tools.skill_tools import SkillToolSource, load_skills, skills_text, with_skills
 from tests.engine.agent_support import make_config, open_session, system_of, write
 from tests.peers.openai_server import ScriptedOpenAIServer, text
 
@@ -35,7 +35,7 @@ async def test_load_skills_directory_and_file(llm_server: ScriptedOpenAIServer, 
     source = SkillToolSource([pdf, notes])
     tools = await source.list_tools()
     assert [t.qualified_name for t in tools] == ["skill__pdf", "skill__note-taking"]
-    from lait_core.engine.interaction import HeadlessInteraction
+    from lait_core.engine.run.interaction import HeadlessInteraction
 
     result = await source.call(tools[1], "", CallContext(HeadlessInteraction(), "c1"))
     assert result.text == "## Skill: note-taking\n\nTake notes." and not result.is_error

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.engine.agent import load_agent, run_agent
-from lait_core.engine.conversation import converse
-from lait_core.engine.models import ToolArgumentsError, ToolNameError
-from lait_core.engine.settings import resolve_llm_settings
+from lait_core.engine.llm.chat_types import ToolArgumentsError, ToolNameError
+from lait_core.engine.llm.conversation import converse
+from lait_core.engine.llm.llm_settings import resolve_llm_settings
+from lait_core.engine.run.agent_run import load_agent, run_agent
 from lait_core.engine.tools.subagent import MAX_DEPTH, SubagentError
 from tests.engine.agent_support import make_config, open_session, system_of, tool_names, write
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls

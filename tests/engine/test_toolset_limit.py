@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lait_core.engine.models import ToolNameError
+from lait_core.engine.llm.chat_types import ToolNameError
 from lait_core.engine.tools.base import (
     MAX_TOOLS,
     CallContext,

@@ -1,4 +1,4 @@
-"""What lait puts on the wire for a chat request (lait_core.engine.wire), and the inputs no request
+"""What lait puts on the wire for a chat request (lait_core.engine.llm.wire), and the inputs no request
 can carry: reported as configuration errors (``lait: <message>``, exit 1), never as internal errors."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.models import ConfigurationError
-from lait_core.engine.wire import PLACEHOLDER_KEY, USER_AGENT, request_parts
+from lait_core.engine.llm.chat_types import ConfigurationError
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.llm.wire import PLACEHOLDER_KEY, USER_AGENT, request_parts
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "日本語 😀"}], "stream": False}
 

@@ -17,14 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import Config
+from lait_core.documents.document_models import Config
+from lait_core.engine.embedded.chatml import plan_request
 from lait_core.engine.embedded.locate import GGUF_NAME
-from lait_core.engine.embedded.prompt import plan_request
 from lait_core.engine.embedded.runtime import loaded_models
-from lait_core.engine.interaction import HeadlessInteraction, TextDelta, ToolCallFinished, ToolCallStarted
-from lait_core.engine.llm import ChatClient, ModelCaller
-from lait_core.engine.loop import LoopOptions, run_tool_loop
-from lait_core.engine.models import (
+from lait_core.engine.llm.chat_types import (
     ChatRequest,
     ChatResponse,
     DeltaSink,
@@ -33,7 +30,10 @@ from lait_core.engine.models import (
     system_message,
     user_message,
 )
-from lait_core.engine.resolve import resolve_model
+from lait_core.engine.llm.client import ChatClient, ModelCaller
+from lait_core.engine.llm.model_resolution import resolve_model
+from lait_core.engine.run.interaction import HeadlessInteraction, TextDelta, ToolCallFinished, ToolCallStarted
+from lait_core.engine.run.tool_loop import LoopOptions, run_tool_loop
 from lait_core.engine.tools import ToolSet
 from lait_core.engine.tools.shell import ShellToolSource
 from tests.llm.conftest import add_result, require_peer
@@ -254,7 +254,7 @@ async def test_two_loops_at_once_and_cancellation(caller: ModelCaller) -> None:
 
 def test_gguf_alias_relative_to_the_config_file(tmp_path: Path) -> None:
     """``provider: {gguf: ...}`` is joined onto the config file's folder by the loader."""
-    from lait_core.documents.config import load_config_file
+    from lait_core.documents.config_file import load_config_file
 
     (tmp_path / "conf").mkdir()
     path = tmp_path / "conf" / "lait.config.yml"

@@ -16,23 +16,23 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import Config
-from lait_core.engine.conversation import converse
+from lait_core.documents.document_models import Config
+from lait_core.engine.embedded.generate import runaway
 from lait_core.engine.embedded.locate import builtin_gguf
 from lait_core.engine.embedded.runtime import THREADS_VARIABLE, default_threads, load_model, loaded_models
-from lait_core.engine.embedded.serve import runaway
 from lait_core.engine.embedded.transport import EmbeddedTransport
-from lait_core.engine.interaction import (
+from lait_core.engine.llm.chat_types import ConfigurationError, Sampling
+from lait_core.engine.llm.conversation import converse
+from lait_core.engine.llm.llm_settings import LlmSettings
+from lait_core.engine.llm.model_resolution import resolve_model
+from lait_core.engine.run.interaction import (
     ElicitationRequest,
     ElicitationResult,
     HeadlessInteraction,
     ToolCallFinished,
     ToolCallStarted,
 )
-from lait_core.engine.models import ConfigurationError, Sampling
-from lait_core.engine.resolve import resolve_model
-from lait_core.engine.session import RunSession
-from lait_core.engine.settings import LlmSettings
+from lait_core.engine.run.run_session import RunSession
 from tests.cli.conftest import REPO
 from tests.llm.conftest import add_result, require_peer
 from tests.llm.test_embedded_errors import lait, lait_env

@@ -19,17 +19,17 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import Config
+from lait_core.documents.document_models import Config
 from lait_core.engine.embedded import locate
-from lait_core.engine.llm import (
+from lait_core.engine.llm.chat_types import ChatRequest, ConfigurationError, LlmConnectionError, user_message
+from lait_core.engine.llm.client import (
     UNREACHABLE_DEFAULT_HINT,
     UNREACHABLE_LOCAL_HINT,
     ChatClient,
     ModelCaller,
     RetryPolicy,
 )
-from lait_core.engine.models import ChatRequest, ConfigurationError, LlmConnectionError, user_message
-from lait_core.engine.resolve import Endpoint, KeySource, ResolvedModel, resolve_model
+from lait_core.engine.llm.model_resolution import Endpoint, KeySource, ResolvedModel, resolve_model
 from tests.cli.conftest import REPO, Run, clean_env, run_lait
 from tests.llm.conftest import add_result, require_peer
 from tests.llm.test_real_model import ADD
@@ -159,7 +159,7 @@ async def test_unreachable_default_endpoint_says_how_to_get_a_model() -> None:
 
 def test_only_loopback_addresses_get_the_local_hint() -> None:
     """Which configured addresses count as "this machine" (no request is made here)."""
-    from lait_core.engine.wire import is_loopback
+    from lait_core.engine.llm.wire import is_loopback
 
     for url in (
         "http://localhost:1234/v1",

@@ -8,7 +8,7 @@ from pathlib import Path
 from lait_core.language import Document, KeyDoc, Project, hover_at
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter
-from lait_core.source.positions import Position
+from lait_core.syntax.positions import Position
 from tests.unit.test_language_completion import C, items
 from tests.unit.test_language_hover import doc_at
 
@@ -46,7 +46,7 @@ def test_schema_knows_provider_gguf() -> None:
     keys, or a provider with neither."""
     from jsonschema import Draft202012Validator
 
-    from lait_core.schemas import generate
+    from lait_core.documents.json_schemas import generate
 
     validator = Draft202012Validator(generate("config"))
 

@@ -36,11 +36,8 @@ from typing import Any
 import httpx
 import pytest
 
-from lait_core.documents.models import Config, ShellToolDefinition
-from lait_core.engine.interaction import HeadlessInteraction, ToolCallFinished, ToolCallStarted
-from lait_core.engine.llm import ChatClient, ModelCaller, RetryPolicy
-from lait_core.engine.loop import LoopOptions, LoopResult, run_tool_loop
-from lait_core.engine.models import (
+from lait_core.documents.document_models import Config, ShellToolDefinition
+from lait_core.engine.llm.chat_types import (
     ChatRequest,
     ChatResponse,
     DeltaSink,
@@ -51,7 +48,10 @@ from lait_core.engine.models import (
     system_message,
     user_message,
 )
-from lait_core.engine.resolve import resolve_model
+from lait_core.engine.llm.client import ChatClient, ModelCaller, RetryPolicy
+from lait_core.engine.llm.model_resolution import resolve_model
+from lait_core.engine.run.interaction import HeadlessInteraction, ToolCallFinished, ToolCallStarted
+from lait_core.engine.run.tool_loop import LoopOptions, LoopResult, run_tool_loop
 from lait_core.engine.tools import ToolSet
 from lait_core.engine.tools.shell import ShellToolSource
 from tests.llm.conftest import add_result

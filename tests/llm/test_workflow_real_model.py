@@ -15,10 +15,15 @@ import textwrap
 import time
 from pathlib import Path
 
-from lait_core.documents.models import Config
-from lait_core.engine.interaction import HeadlessInteraction, StepStarted, ToolCallFinished, ToolCallStarted
-from lait_core.engine.llm import ChatClient, RetryPolicy
-from lait_core.engine.session import RunSession
+from lait_core.documents.document_models import Config
+from lait_core.engine.llm.client import ChatClient, RetryPolicy
+from lait_core.engine.run.interaction import (
+    HeadlessInteraction,
+    StepStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from lait_core.engine.run.run_session import RunSession
 from lait_core.engine.workflow import run_workflow
 from tests.llm.conftest import add_result
 from tests.llm.test_real_model import ADD, SYSTEM, TEST_BUDGET, AnswerAfterToolResult

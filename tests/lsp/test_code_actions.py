@@ -15,7 +15,6 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lait_core.diagnostics import Diagnostic
 from lait_core.language.code_actions import (
     TextEdit,
     add_mcp_server_edit,
@@ -26,8 +25,9 @@ from lait_core.language.code_actions import (
 from lait_core.lint import suppression
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
-from lait_core.source.positions import LineIndex, Range
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.positions import LineIndex, Range
+from lait_core.syntax.yaml.parse import parse_yaml
 from lait_ls.convert import from_lsp_range
 from tests.lsp.conftest import SERVER, diagnostics_for, open_doc
 

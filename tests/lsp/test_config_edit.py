@@ -11,7 +11,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.engine import Linter, LintOptions
 from tests.lsp.conftest import diagnostics_for, open_doc
 

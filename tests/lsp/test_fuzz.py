@@ -33,7 +33,7 @@ from pygls.exceptions import JsonRpcMethodNotFound
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 from lait_ls.convert import to_lsp_position
 from tests.lsp.conftest import SERVER
 

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from lait_core.documents import models as m
+from lait_core.documents import document_models as m
 from tests.lsp.conftest import module_client, open_doc
 from tests.lsp.markers import Marked, marked, write_project
 
@@ -238,8 +238,8 @@ async def test_hover_never_fails(client: LanguageClient, tmp_path: Path) -> None
 async def test_a_tool_policy_pattern_shows_what_it_decides(client: LanguageClient, tmp_path: Path) -> None:
     """The verdict and message of each known tool a pattern matches, from the decision function the
     tool loop uses (so the editor shows what the model would read); MCP tools from lait.lock."""
-    from lait_core.engine.decision import decide
-    from lait_core.engine.policy import Policy
+    from lait_core.engine.tools.tool_decision import decide
+    from lait_core.engine.tools.tool_policy import Policy
 
     files = write_project(
         tmp_path,

@@ -27,11 +27,11 @@ from lsprotocol import types as lsp
 from pygls.uris import to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
-from lait_core.source.files import decode
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.bounded_read import decode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.positions import LineIndex
 from lait_ls.convert import from_lsp_range
 from lait_ls.documents import agent_references, lait_kind
 from tests.lsp.conftest import SERVER

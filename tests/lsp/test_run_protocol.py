@@ -8,8 +8,8 @@ import typing
 
 import pytest
 
-from lait_core.engine import interaction as ix
-from lait_core.engine.models import Usage
+from lait_core.engine.llm.chat_types import Usage
+from lait_core.engine.run import interaction as ix
 from lait_ls import protocol
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import McpServerConfig
+from lait_core.documents.document_models import McpServerConfig
 from lait_core.engine.mcp.limits import McpLimits
-from lait_core.engine.tools.mcp import McpPool
+from lait_core.engine.tools.mcp_tools import McpPool
 from tests.engine.conftest import llm_server  # noqa: F401  (the scripted OpenAI-compatible server)
 
 REPO = Path(__file__).resolve().parents[2]

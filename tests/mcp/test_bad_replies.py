@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import McpServerConfig
+from lait_core.documents.document_models import McpServerConfig
 from lait_core.engine.mcp.limits import DEFAULT_LIMITS
 from lait_core.engine.tools.base import ToolSet
 from tests.mcp.conftest import REPO, Pools, group_alive

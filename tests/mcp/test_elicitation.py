@@ -12,11 +12,11 @@ from typing import TextIO
 
 import pytest
 
-from lait_cli.terminal_dialogs import PromptState, TerminalInteraction
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.interaction import HeadlessInteraction, Interaction
+from lait_cli.support.terminal_dialogs import PromptState, TerminalInteraction
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.run.interaction import HeadlessInteraction, Interaction
 from lait_core.engine.tools.base import CallContext, ToolResult
-from lait_core.engine.tools.mcp import McpToolSource
+from lait_core.engine.tools.mcp_tools import McpToolSource
 from tests.mcp.conftest import HttpPeer, Pools, peer
 
 

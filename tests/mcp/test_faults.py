@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.mcp.errors import McpError
+from lait_core.documents.document_models import McpServerConfig
 from lait_core.engine.mcp.limits import McpLimits
+from lait_core.engine.mcp.mcp_errors import McpError
 from tests.mcp.conftest import HttpPeer, Pools, group_alive, peer
 from tests.mcp.test_tools import call
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.interaction import HeadlessInteraction
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.run.interaction import HeadlessInteraction
 from lait_core.engine.tools.base import CallContext
 from tests.mcp.conftest import REPO, Pools
 

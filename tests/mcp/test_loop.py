@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.mcp_errors import McpError
 from lait_core.engine.tools.base import ToolSet
 from tests.mcp.conftest import Pools, peer
 from tests.mcp.test_policy import loop, tool_messages

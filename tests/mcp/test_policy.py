@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.engine.interaction import ApprovalDecision, HeadlessInteraction
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.loop import LoopOptions, run_tool_loop
-from lait_core.engine.models import AllowedToolsError, user_message
-from lait_core.engine.policy import INTERACTIVE_DENIAL, POLICY_DENIAL, Policy
+from lait_core.engine.llm.chat_types import AllowedToolsError, user_message
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.run.interaction import ApprovalDecision, HeadlessInteraction
+from lait_core.engine.run.tool_loop import LoopOptions, run_tool_loop
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolSet
+from lait_core.engine.tools.tool_policy import INTERACTIVE_DENIAL, POLICY_DENIAL, Policy
 from tests.engine.conftest import FAST_RETRY, caller_for
 from tests.mcp.conftest import Pools, peer
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls

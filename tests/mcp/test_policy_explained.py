@@ -1,5 +1,5 @@
 """``lait policy test`` and the tool loop share one decision function: for each case, the verdict
-:func:`lait_core.engine.policy_check.evaluate` gives from the config alone (nothing runs) is what a
+:func:`lait_core.commands.policy_check.evaluate` gives from the config alone (nothing runs) is what a
 real tool loop over the real peer does, and its message is, character for character, what the
 model reads (a ``tool_policy`` denial) or the run's error (``allowed_tools``)."""
 
@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import Config
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.llm import ChatClient
-from lait_core.engine.loop import LoopOptions, run_tool_loop
-from lait_core.engine.models import AllowedToolsError, user_message
-from lait_core.engine.policy import Policy
-from lait_core.engine.policy_check import Case, evaluate
+from lait_core.commands.policy_check import Case, evaluate
+from lait_core.documents.document_models import Config
+from lait_core.engine.llm.chat_types import AllowedToolsError, user_message
+from lait_core.engine.llm.client import ChatClient
+from lait_core.engine.run.interaction import HeadlessInteraction
+from lait_core.engine.run.tool_loop import LoopOptions, run_tool_loop
 from lait_core.engine.tools.base import ToolSet
+from lait_core.engine.tools.tool_policy import Policy
 from tests.engine.conftest import FAST_RETRY, caller_for
 from tests.mcp.conftest import Pools, peer
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls

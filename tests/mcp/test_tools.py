@@ -9,13 +9,13 @@ import json
 
 import pytest
 
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.interaction import HeadlessInteraction
-from lait_core.engine.mcp.errors import McpError
-from lait_core.engine.mcp.render import render_result
-from lait_core.engine.models import ConfigurationError, ToolArgumentsError, ToolNameError
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.llm.chat_types import ConfigurationError, ToolArgumentsError, ToolNameError
+from lait_core.engine.mcp.mcp_errors import McpError
+from lait_core.engine.mcp.result_text import render_result
+from lait_core.engine.run.interaction import HeadlessInteraction
 from lait_core.engine.tools.base import CallContext, Tool, ToolResult, ToolSet
-from lait_core.engine.tools.mcp import McpToolSource
+from lait_core.engine.tools.mcp_tools import McpToolSource
 from tests.mcp.conftest import REPO, HttpPeer, Pools, peer
 
 CTX = CallContext(HeadlessInteraction(), "call-1")
@@ -204,7 +204,7 @@ async def test_modern_sampling_and_roots_requests_are_refused(pools: Pools) -> N
 
 def test_default_limits_are_the_specified_ones() -> None:
     from lait_core.engine.mcp.limits import DEFAULT_LIMITS
-    from lait_core.engine.tools.mcp import McpPool
+    from lait_core.engine.tools.mcp_tools import McpPool
 
     limits = McpPool({}, base_dir=REPO).limits
     assert limits is DEFAULT_LIMITS

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lait_core.engine.interaction import ElicitationRequest, ElicitationResult, HeadlessInteraction
+from lait_core.engine.run.interaction import ElicitationRequest, ElicitationResult, HeadlessInteraction
 from tests.mcp_everything.peer import HttpEverything, http_everything, stdio_config
 
 

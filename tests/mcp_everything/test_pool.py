@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.interaction import ElicitationResult, HeadlessInteraction
-from lait_core.engine.models import AllowedToolsError, ConfigurationError
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.llm.chat_types import AllowedToolsError, ConfigurationError
+from lait_core.engine.run.interaction import ElicitationResult, HeadlessInteraction
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult
-from lait_core.engine.tools.mcp import McpPool
+from lait_core.engine.tools.mcp_tools import McpPool
 from tests.mcp_everything.conftest import ScriptedElicitation
 from tests.mcp_everything.peer import listening_addresses, stdio_config
 from tests.processes import running_with_marker

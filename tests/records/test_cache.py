@@ -127,8 +127,8 @@ def test_writes_are_atomic_under_concurrent_readers(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from lait_core.engine.models import ChatResponse
-    from lait_core.engine.records.cache import ResponseCache
+    from lait_core.engine.llm.chat_types import ChatResponse
+    from lait_core.engine.records.response_cache import ResponseCache
 
     cache = ResponseCache(tmp_path / "c")
     cache.put("k", ChatResponse("x" * 200_000))
@@ -136,8 +136,8 @@ def test_writes_are_atomic_under_concurrent_readers(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from pathlib import Path; from lait_core.engine.models import ChatResponse;"
-            "from lait_core.engine.records.cache import ResponseCache;"
+            "import sys; from pathlib import Path; from lait_core.engine.llm.chat_types import ChatResponse;"
+            "from lait_core.engine.records.response_cache import ResponseCache;"
             f"c = ResponseCache(Path({str(tmp_path / 'c')!r}))\n"
             "for i in range(200): c.put('k', ChatResponse(str(i % 10) * 200_000))",
         ],

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lait_core.sessions import load as load_session
+from lait_core.engine.records.saved_sessions import load as load_session
 from tests.cli.conftest import Lait
 from tests.peers.openai_server import ScriptedOpenAIServer, text
 from tests.records.test_cache import WF, cache_files

@@ -87,7 +87,7 @@ def test_no_history_and_default_history_false(project: Lait, server: ScriptedOpe
 def test_eight_processes_append_at_once(tmp_path: Path) -> None:
     path = tmp_path / "h" / "history.jsonl"
     code = (
-        "import sys\nfrom pathlib import Path\nfrom lait_core.engine.records import history\n"
+        "import sys\nfrom pathlib import Path\nfrom lait_core.engine.records import run_history as history\n"
         f"p = Path({str(path)!r})\n"
         "for i in range(150):\n"
         "    history.append(p, history.entry('chat', 'm', sys.argv[1] + ':' + str(i), 'r' * 5000, None))\n"

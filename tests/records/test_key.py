@@ -6,7 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 
-from lait_core.engine.models import ChatRequest, Sampling, ToolDefinition, json_schema_format, user_message
+from lait_core.engine.llm.chat_types import (
+    ChatRequest,
+    Sampling,
+    ToolDefinition,
+    json_schema_format,
+    user_message,
+)
 from lait_core.engine.records.key import KEY_FIELDS, content_key, key_object
 
 BASE = "http://127.0.0.1:1/v1"

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.interaction import ElicitationRequest, ElicitationResult, HeadlessInteraction
+from lait_core.documents.document_models import McpServerConfig
 from lait_core.engine.mcp.connection import McpConnection
 from lait_core.engine.mcp.limits import McpLimits
+from lait_core.engine.run.interaction import ElicitationRequest, ElicitationResult, HeadlessInteraction
 from lait_core.engine.tools.base import CallContext, Tool, ToolResult
-from lait_core.engine.tools.mcp import McpPool
+from lait_core.engine.tools.mcp_tools import McpPool
 from tests.processes import running_with_marker
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,9 +9,9 @@ import asyncio
 import json
 from pathlib import Path
 
-from lait_core.engine.interaction import ElicitationRequest, ElicitationResult
 from lait_core.engine.mcp.connection import McpConnection
-from lait_core.engine.tools.mcp import McpPool
+from lait_core.engine.run.interaction import ElicitationRequest, ElicitationResult
+from lait_core.engine.tools.mcp_tools import McpPool
 from tests.serve.conftest import LIMITS, Driver, Person, serve_env, stdio_config
 
 

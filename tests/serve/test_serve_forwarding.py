@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.engine.interaction import ElicitationResult
-from lait_core.engine.tools.mcp import McpPool
+from lait_core.engine.run.interaction import ElicitationResult
+from lait_core.engine.tools.mcp_tools import McpPool
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
 from tests.serve.conftest import LIMITS, REPO, Driver, Person, serve_env, stdio_config
 
@@ -116,7 +116,7 @@ async def test_approvals_are_asked_when_configured(
 async def test_record_replay_and_trace_file(tmp_path: Path, llm: ScriptedOpenAIServer, marker: str) -> None:
     """--record/--replay apply to every call; --trace-file holds every call's events, renumbered
     into one seq and tagged with the served tool."""
-    from lait_core.documents.models import McpServerConfig
+    from lait_core.documents.document_models import McpServerConfig
 
     root = tmp_path / "p"
     root.mkdir()

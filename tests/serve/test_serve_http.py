@@ -10,9 +10,9 @@ from pathlib import Path
 
 import httpx
 
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.interaction import ElicitationResult
-from lait_core.engine.tools.mcp import McpPool
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.run.interaction import ElicitationResult
+from lait_core.engine.tools.mcp_tools import McpPool
 from tests.serve.conftest import LIMITS, Driver, HttpServer, Person, serve_env, start_http
 
 INIT = {

@@ -1,4 +1,4 @@
-"""lait_core.cancel: work on the language server's lint thread makes way for the request loop. While
+"""lait_core.support.cancel: work on the language server's lint thread makes way for the request loop. While
 a Gate is closed, work whose token holds it waits at its next checkpoint (without the GIL); it goes
 on when the last closer is done, and a cancel still stops it there."""
 
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from lait_core.cancel import Cancelled, CancelToken, Gate, cancellable, checkpoint
+from lait_core.support.cancel import Cancelled, CancelToken, Gate, cancellable, checkpoint
 
 
 def run_checkpoints(token: CancelToken, passed: threading.Event, outcome: list[str]) -> None:

@@ -1,5 +1,5 @@
-"""The config defaults made without validation (lait_core.documents.models.defaults_of and
-Config.model_construct() in lait_core.documents.config, for start-up time) are exactly what
+"""The config defaults made without validation (lait_core.documents.document_models.defaults_of and
+Config.model_construct() in lait_core.documents.config_file, for start-up time) are exactly what
 validating an empty mapping gives: the same values and no field counted as set (the merge of the
 global and project configs goes by the fields set). A validator added to one of these models later
 would make the two differ: this test then fails instead of the defaults silently skipping it."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from lait_core.documents import models as m
+from lait_core.documents import document_models as m
 
 
 def test_constructed_defaults_equal_validated_ones() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.agent import parse_agent
+from lait_core.documents.agent_file import parse_agent
 from lait_core.lint.discovery import FileKind, lait_kind
 from lait_core.lint.engine import Linter, LintOptions
 

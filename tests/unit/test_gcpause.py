@@ -1,4 +1,4 @@
-"""The garbage-collector pause (lait_core.gcpause) and how the language server's lint thread uses it:
+"""The garbage-collector pause (lait_core.support.gcpause) and how the language server's lint thread uses it:
 pauses are counted across threads, a hold may be released before it is taken, and a lint's
 collection waits until the step that received its diagnostics (the publish) is over."""
 
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from lait_core import gcpause
-from lait_core.documents.config import ConfigMode
-from lait_core.gcpause import GcHold, paused_gc, pauses
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import LintOptions
-from lait_core.source.files import read_source
+from lait_core.support import gcpause
+from lait_core.support.gcpause import GcHold, paused_gc, pauses
+from lait_core.syntax.bounded_read import read_source
 from lait_ls.lint_worker import LintWorker
 
 WORKFLOW = "steps:\n  - id: a\n    jq: '.x | length'\n  - id: b\n    prompt: 'Hello {{ steps.a }}'\n"

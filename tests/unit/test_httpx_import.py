@@ -1,4 +1,4 @@
-"""lait_core.httpx_import: httpx without trio and without httpx's own command-line client (start-up
+"""lait_core.support.httpx_import: httpx without trio and without httpx's own command-line client (start-up
 time of a chat, issue 17), and without side effects on later imports."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 PROBE = """
 import json, sys
-import lait_core.engine.llm  # the chat path's first httpx import
+import lait_core.engine.llm.client  # the chat path's first httpx import
 before = {name: name in sys.modules for name in ("trio", "httpx._main", "rich", "pygments")}
 import httpcore._synchronization as sync
 after = {}

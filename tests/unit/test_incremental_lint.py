@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.engine import Linter, LintOptions, LintResult
 from lait_core.lint.incremental import IncrementalLinter
 
@@ -72,7 +72,7 @@ def test_an_editor_buffer_is_what_counts(tmp_path: Path) -> None:
     (tmp_path / "main.yml").write_text("steps:\n  - workflow: child.yml\n", encoding="utf-8")
     buffers: dict[str, str] = {}
     from lait_core.lint.incremental import disk_stamp
-    from lait_core.source.files import Loaded, read_source
+    from lait_core.syntax.bounded_read import Loaded, read_source
 
     def reader(path: Path) -> Loaded:
         text = buffers.get(str(path))
@@ -115,7 +115,7 @@ def test_a_changed_file_never_reads_a_stale_cached_dependency(tmp_path: Path) ->
 def test_a_cancelled_lint_leaves_no_stale_document_behind(tmp_path: Path) -> None:
     """A lint stopped part-way (the editor's next change cancels it) has read documents into the
     linter's cache without recording them: the next lint must not use them once they changed."""
-    from lait_core.source.files import Loaded, read_source
+    from lait_core.syntax.bounded_read import Loaded, read_source
 
     (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
     (tmp_path / "child.yml").write_text(GOOD_CHILD, encoding="utf-8")
@@ -146,7 +146,7 @@ def test_a_cancelled_lint_leaves_no_stale_document_behind(tmp_path: Path) -> Non
 def test_a_config_changed_after_a_cancelled_first_lint_starts_over(tmp_path: Path) -> None:
     """The first lint (nothing recorded yet) stops part-way after the config was loaded; the config
     then changes: the next lint must not keep what was linted under the old config."""
-    from lait_core.source.files import Loaded, read_source
+    from lait_core.syntax.bounded_read import Loaded, read_source
 
     (tmp_path / "lait.config.yml").write_text("workflows:\n  kid: child.yml\n", encoding="utf-8")
     (tmp_path / "child.yml").write_text(GOOD_CHILD, encoding="utf-8")
@@ -178,7 +178,7 @@ def test_a_config_changed_after_a_cancelled_first_lint_starts_over(tmp_path: Pat
 def test_a_cancelled_lint_keeps_the_files_it_finished(tmp_path: Path) -> None:
     """An editor cancels a workspace lint at each change: the next lint must not start over (on a big
     project it would be cancelled again and again), only finish what the stopped one left."""
-    from lait_core.source.files import Loaded, read_source
+    from lait_core.syntax.bounded_read import Loaded, read_source
 
     (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
     (tmp_path / "1.yml").write_text("steps:\n  - jq: .\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""lait_core.jq: syntax checks (single and batched), evaluation, limits and references."""
+"""lait_core.syntax.jq: syntax checks (single and batched), evaluation, limits and references."""
 
 from __future__ import annotations
 
@@ -11,8 +11,16 @@ from typing import Any
 import jq as libjq
 import pytest
 
-from lait_core import jq as J
-from lait_core.jq import JqError, JqSyntaxError, Reference, check_many, check_syntax, evaluate, references
+from lait_core.syntax import jq as J
+from lait_core.syntax.jq import (
+    JqError,
+    JqSyntaxError,
+    Reference,
+    check_many,
+    check_syntax,
+    evaluate,
+    references,
+)
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.models import Config
+from lait_core.documents.document_models import Config
 from lait_core.language.completion import (
     CompletionItem,
     Environment,
@@ -19,7 +19,7 @@ from lait_core.language.completion import (
     snippet_text,
 )
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 
 CURSOR = "‸"
 W, C, A = FileKind.WORKFLOW, FileKind.CONFIG, FileKind.AGENT

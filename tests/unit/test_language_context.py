@@ -14,8 +14,8 @@ from lait_core.language.context import (
     tree_locate,
 )
 from lait_core.lint.discovery import FileKind
-from lait_core.source.frontmatter import Split, split_frontmatter
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.frontmatter import Split, split_frontmatter
+from lait_core.syntax.yaml.parse import parse_yaml
 
 CURSOR = "‸"
 W = FileKind.WORKFLOW

@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from lait_core.documents import models as m
+from lait_core.documents import document_models as m
 from lait_core.language import Document, KeyDoc, NameDoc, Project, describe_path, hover_at
 from lait_core.language.keydocs import type_text
 from lait_core.language.nodes import Segment, trail_at
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter
-from lait_core.source.positions import Position
-from lait_core.source.tree import ScalarNode
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.positions import Position
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import ScalarNode
 
 
 def path(*keys: str | int) -> list[Segment]:

@@ -6,7 +6,7 @@ import pytest
 
 from lait_core.language import Fold, OutlineKind, OutlineSymbol, document_symbols, folding_ranges
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import Position, Range
+from lait_core.syntax.positions import Position, Range
 
 
 def shape(symbols: list[OutlineSymbol]) -> list[object]:

@@ -16,7 +16,7 @@ from lait_core.language.semantic_tokens import (
     template_pieces,
 )
 from lait_core.lint.discovery import FileKind
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.positions import LineIndex
 
 try:
     from hypothesis import given, settings

@@ -20,8 +20,8 @@ from lait_core.language import (
 )
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter
-from lait_core.source.files import Loaded, read_source
-from lait_core.source.positions import Position, Range
+from lait_core.syntax.bounded_read import Loaded, read_source
+from lait_core.syntax.positions import Position, Range
 
 
 def at(text: str, needle: str, offset: int = 0, nth: int = 0) -> Position:

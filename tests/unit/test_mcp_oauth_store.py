@@ -14,17 +14,17 @@ import pytest
 from keyring.backend import KeyringBackend as BaseKeyring
 from keyring.backends import fail
 
+from lait_core.engine.llm.chat_types import ConfigurationError
 from lait_core.engine.mcp.oauth.callback import Callback, SignInCancelled
-from lait_core.engine.mcp.oauth.settings import oauth_settings
-from lait_core.engine.mcp.oauth.store import (
+from lait_core.engine.mcp.oauth.oauth_settings import oauth_settings
+from lait_core.engine.mcp.oauth.token_store import (
     KeyringBackend,
     TokenStore,
     forget_keyring,
     server_key,
     usable_keyring,
 )
-from lait_core.engine.models import ConfigurationError
-from lait_core.redact import forget_secrets, redact
+from lait_core.support.redact import forget_secrets, redact
 
 URL = "https://user:pw@MCP.Example.com:8443/v1/mcp/?key=abc#x"
 RECORD = {"tokens": {"access_token": "canary-access-1234", "refresh_token": "canary-refresh-5678"}}
@@ -177,10 +177,10 @@ def test_who_may_show_a_sign_in() -> None:
     at once; a terminal has one only when a person can be there."""
     import io
 
-    from lait_cli.terminal_dialogs import TerminalInteraction
-    from lait_core.engine.interaction import HeadlessInteraction
+    from lait_cli.support.terminal_dialogs import TerminalInteraction
     from lait_core.engine.mcp.oauth.signin import TerminalSignIn, presenter_of, terminal_presenter
-    from lait_core.serve.interaction import ServedInteraction
+    from lait_core.engine.run.interaction import HeadlessInteraction
+    from lait_core.serve.call_interaction import ServedInteraction
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.config import parse_config
-from lait_core.documents.models import Config
+from lait_core.documents.config_file import parse_config
+from lait_core.documents.document_models import Config
 from lait_core.lint.checks.config import check_config
 from lait_core.rules.config.no_effect_key import NO_EFFECT_YET
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import Config
-from lait_core.documents.workflow import parse_workflow
-from lait_core.engine.models import ConfigurationError
-from lait_core.engine.plan import HEADER, LOOP_NOTE, UNKNOWN_NOTE, UNRENDERED, PlanError, dry_run_plan
+from lait_core.documents.document_models import Config
+from lait_core.documents.workflow_file import parse_workflow
+from lait_core.engine.llm.chat_types import ConfigurationError
+from lait_core.engine.run.dry_run import HEADER, LOOP_NOTE, UNKNOWN_NOTE, UNRENDERED, PlanError, dry_run_plan
 
 CONFIG = Config.model_validate(
     {

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from lait_core.diagnostics import Diagnostic
-from lait_core.source.frontmatter import Split, split_frontmatter, starts_with_frontmatter
-from lait_core.source.positions import ZERO, LineIndex, Position, Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.frontmatter import Split, split_frontmatter, starts_with_frontmatter
+from lait_core.syntax.positions import ZERO, LineIndex, Position, Range
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode, SourceText
 
 TEXT = "ascii line\n日本語のテキスト\nemoji 😀 and 👍🏽 here\r\n\nlast 𝄞 line"
 

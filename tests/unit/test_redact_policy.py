@@ -1,10 +1,10 @@
-"""Which values lait remembers as secrets (lait_core.redact): a remembered value is masked in every
+"""Which values lait remembers as secrets (lait_core.support.redact): a remembered value is masked in every
 later text of the process, and lait-ls lives for a whole editing session, so short values and URL
 query values that are not credentials are not remembered (docs/decisions.md, "Secrets")."""
 
 from __future__ import annotations
 
-from lait_core.redact import add_secret, add_url_secrets, mask_secrets, redact
+from lait_core.support.redact import add_secret, add_url_secrets, mask_secrets, redact
 
 
 def test_values_shorter_than_eight_characters_are_not_remembered() -> None:

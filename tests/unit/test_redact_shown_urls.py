@@ -1,8 +1,8 @@
-"""lait_core.redact.show_url: a URL the person must open passes redaction whole; others do not."""
+"""lait_core.support.redact.show_url: a URL the person must open passes redaction whole; others do not."""
 
 from __future__ import annotations
 
-from lait_core.redact import add_secret, redact, show_url
+from lait_core.support.redact import add_secret, redact, show_url
 
 
 def test_a_shown_url_keeps_its_query_but_not_remembered_secrets() -> None:

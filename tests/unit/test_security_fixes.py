@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.diagnostics import Diagnostic
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
-from lait_core.source.positions import LineIndex
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.positions import LineIndex
 
 CONFIG = Path("/nonexistent-project/lait.config.yml")
 

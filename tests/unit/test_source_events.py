@@ -1,6 +1,6 @@
-"""The two readers of :func:`lait_core.source.yaml.parse_yaml` build the same document: the
+"""The two readers of :func:`lait_core.syntax.yaml.parse.parse_yaml` build the same document: the
 tree-sitter-yaml composer (every text of normal size) and libyaml's events
-(:mod:`lait_core.source.events`, texts too long or too deep for tree-sitter-yaml). Both share the
+(:mod:`lait_core.syntax.yaml.libyaml_events`, texts too long or too deep for tree-sitter-yaml). Both share the
 scalar resolution, the alias expansion and the diagnostics for keys, aliases, tags and a second
 document; each case here is read both ways and must give the same value and the same problems."""
 
@@ -10,10 +10,10 @@ import functools
 
 import pytest
 
-from lait_core.source.events import parse_events
-from lait_core.source.tree import SourceText
-from lait_core.source.yaml import parse_yaml
-from lait_core.source.yaml_document import ALIAS_NODE_BUDGET, ParsedYaml
+from lait_core.syntax.yaml.document_builder import ALIAS_NODE_BUDGET, ParsedYaml
+from lait_core.syntax.yaml.libyaml_events import parse_events
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import SourceText
 
 LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6)

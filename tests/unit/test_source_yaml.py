@@ -1,4 +1,4 @@
-"""The located YAML parser (lait_core.source.yaml): exact ranges, `ScalarNode.span` in every scalar
+"""The located YAML parser (lait_core.syntax.yaml.parse): exact ranges, `ScalarNode.span` in every scalar
 style, the YAML 1.2 core schema, and problems (duplicates, aliases, documents, syntax) as located
 diagnostics. Every expected range is checked by slicing the source text."""
 
@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from lait_core.diagnostics import Severity
 from lait_core.lint.engine import Linter
-from lait_core.source.positions import LineIndex, Position, Range
-from lait_core.source.scalar_values import resolve_plain
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-from lait_core.source.yaml import parse_yaml
-from lait_core.source.yaml_document import ALIAS_NODE_BUDGET, ParsedYaml
+from lait_core.syntax.diagnostics import Severity
+from lait_core.syntax.positions import LineIndex, Position, Range
+from lait_core.syntax.yaml.document_builder import ALIAS_NODE_BUDGET, ParsedYaml
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.scalar_values import resolve_plain
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 
 def _slice(text: str, rng: Range) -> str:

@@ -8,9 +8,15 @@ import random
 
 import pytest
 
-from lait_core.source.positions import LineIndex, Range
-from lait_core.source.tree import MappingNode, ScalarNode
-from lait_core.source.yaml import TREE_SITTER_MAX_LINES, Offsets, _parse_tree, _tree_sitter_parser, parse_yaml
+from lait_core.syntax.positions import LineIndex, Range
+from lait_core.syntax.yaml.parse import (
+    TREE_SITTER_MAX_LINES,
+    Offsets,
+    _parse_tree,
+    _tree_sitter_parser,
+    parse_yaml,
+)
+from lait_core.syntax.yaml.tree import MappingNode, ScalarNode
 
 
 def _slice(text: str, rng: Range) -> str:
@@ -125,7 +131,7 @@ def test_texts_too_long_for_tree_sitter_are_read_from_libyaml_events() -> None:
 
 def test_a_cancelled_lint_stops_in_the_composer() -> None:
     """The language server cancels a stale lint; the reader stops at its next checkpoint."""
-    from lait_core.cancel import Cancelled, CancelToken, cancellable
+    from lait_core.support.cancel import Cancelled, CancelToken, cancellable
 
     text = "steps:\n" + "".join(f"  - id: s{i}\n    jq: '.'\n" for i in range(2000))
     token = CancelToken()

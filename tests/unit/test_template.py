@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from lait_core.template import (
+from lait_core.syntax.template import (
     Block,
     Call,
     Comment,
@@ -28,7 +28,7 @@ from lait_core.template import (
     text_form,
     walk,
 )
-from lait_core.template import parser as template_parser
+from lait_core.syntax.template import parser as template_parser
 
 CONTEXT: dict[str, Any] = {
     "inputs": {
@@ -627,7 +627,7 @@ def test_references_survive_syntax_errors() -> None:
 
 
 def test_references_skip_comments_and_raw_blocks_and_survive_unclosed_tags() -> None:
-    from lait_core.template.references import references
+    from lait_core.syntax.template.mentions import references
 
     def names(source: str) -> list[str]:
         return [f"{r.root}.{r.name}" for r in references(source)]

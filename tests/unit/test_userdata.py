@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.engine.mcp.oauth.store import data_dir
-from lait_core.engine.records.history import history_path
-from lait_core.userdata import data_home
+from lait_core.engine.mcp.oauth.token_store import data_dir
+from lait_core.engine.records.run_history import history_path
+from lait_core.support.userdata import data_home
 
 
 def test_an_absolute_xdg_data_home_is_used() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lait_core.language.value_shapes import MAX_FILES, Shapes, Surroundings
-from lait_core.source.yaml import parse_yaml
+from lait_core.syntax.yaml.parse import parse_yaml
 
 
 def shapes(path: Path) -> Shapes:

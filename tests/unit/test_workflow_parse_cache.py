@@ -1,4 +1,4 @@
-"""The shared workflow parse (lait_core.documents.workflow.parse_workflow keeps the last few):
+"""The shared workflow parse (lait_core.documents.workflow_file.parse_workflow keeps the last few):
 two files with the same text are two parses, since a parse's locations name its file."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.config import ConfigMode
+from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.engine import Linter, LintOptions
 
 BAD_CHILD = "steps:\n  - bogus: 1\n"
@@ -35,7 +35,7 @@ def test_a_files_relative_and_absolute_paths_are_two_parses(
 ) -> None:
     """`lait lint .` and a workspace pull name files relatively, an editor's document absolutely: a
     parse made for one must not be handed to the other, or its messages name the file the other way."""
-    from lait_core.documents.workflow import parse_workflow
+    from lait_core.documents.workflow_file import parse_workflow
 
     monkeypatch.chdir(tmp_path)
     text = BAD_CHILD + "# only this test writes this text\n"
@@ -52,7 +52,7 @@ def test_readers_of_positions_share_the_linters_parse_of_the_same_text(
     """The language server lints an open workflow under its display path (relative) and reads the
     same text for agent references, the navigation index, semantic tokens and completion: those
     use the lint's parse (no second parse per edit), and still name and resolve the file correctly."""
-    from lait_core.documents.workflow import agent_file_references, kept_parse, parse_workflow
+    from lait_core.documents.workflow_file import agent_file_references, kept_parse, parse_workflow
     from lait_core.language.completion import prepare
     from lait_core.language.index import Namespace, build_index
     from lait_core.language.semantic_tokens import document_tokens

@@ -1,4 +1,4 @@
-"""How the workspace names a file in messages (lait_core.workspace.display_path)."""
+"""How the workspace names a file in messages (lait_core.lint.workspace.display_path)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.workspace import display_path
+from lait_core.lint.workspace import display_path
 
 
 def test_files_below_the_working_directory_are_named_relatively(

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from lait_core.documents.models import Config
-from lait_core.engine.interaction import HeadlessInteraction, progress_line
-from lait_core.engine.llm import ChatClient, RetryPolicy
-from lait_core.engine.session import RunSession
+from lait_core.documents.document_models import Config
+from lait_core.engine.llm.client import ChatClient, RetryPolicy
+from lait_core.engine.run.interaction import HeadlessInteraction, progress_line
+from lait_core.engine.run.run_session import RunSession
 from lait_core.engine.workflow import WorkflowResult, run_workflow
 from tests.peers.openai_server import ScriptedOpenAIServer
 

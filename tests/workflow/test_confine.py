@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.documents.config import ConfigMode, load_config
+from lait_core.documents.config_file import ConfigMode, load_config
 from lait_core.engine.workflow import StepFailed
 from tests.peers.openai_server import ScriptedOpenAIServer, text
 from tests.workflow.conftest import Harness

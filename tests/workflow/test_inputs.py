@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from lait_core.engine.interaction import Note
+from lait_core.engine.run.interaction import Note
 from lait_core.engine.workflow import InputError, WorkflowLoadError, WorkflowTimedOut, parse_input_options
 from tests.engine.conftest import live_group_members
 from tests.workflow.conftest import Harness

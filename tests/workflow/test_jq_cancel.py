@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from lait_core import jq
-from lait_core.engine.process import live_group_members
+from lait_core.engine.processes.spawn import live_group_members
 from lait_core.engine.workflow import StepTimedOut, WorkflowTimedOut
 from lait_core.engine.workflow.jq_eval import JqEvaluator, WorkerDied
+from lait_core.syntax import jq
 from tests.processes import running_with_marker
 from tests.workflow.conftest import Harness
 
@@ -328,7 +328,7 @@ def jq_workers(marker: str) -> list[int]:
     found = []
     for pid in running_with_marker(marker):
         try:
-            if b"lait_core.jq_worker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"lait_core.syntax.jq_worker" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 found.append(pid)
         except OSError:
             continue

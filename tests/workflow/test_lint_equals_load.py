@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.documents import placement
 from lait_core.engine.workflow import StepFailed, WorkflowLoadError
 from lait_core.engine.workflow.loader import load_document
 from lait_core.lint.discovery import FileKind, yaml_kind
 from lait_core.lint.engine import Linter, LintOptions
+from lait_core.syntax.diagnostics import Diagnostic, Severity
 from tests.workflow.conftest import Harness
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"

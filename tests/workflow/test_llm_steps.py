@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from lait_core.engine.models import ConfigurationError
+from lait_core.engine.llm.chat_types import ConfigurationError
 from lait_core.engine.workflow import StepFailed
 from tests.peers.openai_server import call, text, tool_calls
 from tests.workflow.conftest import Harness

@@ -56,8 +56,8 @@ import time
 
 import pytest
 
-from lait_core.engine.interaction import StepRetrying
-from lait_core.engine.models import Interrupted
+from lait_core.engine.llm.chat_types import Interrupted
+from lait_core.engine.run.interaction import StepRetrying
 from lait_core.engine.workflow import StepFailed, StepTimedOut, WorkflowTimedOut
 from tests.engine.conftest import live_group_members
 from tests.workflow.conftest import Harness

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from lait_cli.terminal_dialogs import TerminalInteraction
-from lait_core.documents.models import Config
-from lait_core.engine.session import RunSession
+from lait_cli.support.terminal_dialogs import TerminalInteraction
+from lait_core.documents.document_models import Config
+from lait_core.engine.run.run_session import RunSession
 from lait_core.engine.workflow import WorkflowResult, run_workflow
 from tests.workflow.conftest import Harness
 
@@ -83,7 +83,7 @@ async def test_progress_lines_on_stderr(wf: Harness) -> None:
 
 async def test_failed_step_event_carries_the_error(wf: Harness) -> None:
     """Editors show why a step failed: ``StepFinished(status='failed')`` has the error text."""
-    from lait_core.engine.interaction import HeadlessInteraction, StepFinished
+    from lait_core.engine.run.interaction import HeadlessInteraction, StepFinished
     from lait_core.engine.workflow import StepFailed
 
     path = wf.write("w.yml", "steps:\n  - id: ok\n    jq: '1'\n  - id: bad\n    run: [sh, -c, 'exit 3']\n")

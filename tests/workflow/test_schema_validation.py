@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from lait_core.engine.workflow import StepFailed
-from lait_core.engine.workflow.errors import WorkflowError
+from lait_core.engine.workflow.workflow_errors import WorkflowError
 from tests.workflow.conftest import Harness
 
 SCHEMA = """

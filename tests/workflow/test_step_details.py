@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from lait_core.engine.interaction import StepRetrying
+from lait_core.engine.run.interaction import StepRetrying
 from lait_core.engine.workflow import StepFailed
 from tests.peers.openai_server import call, text, tool_calls
 from tests.workflow.conftest import Harness

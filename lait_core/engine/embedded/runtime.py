@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lait_core.engine.embedded.chatml import EmbeddedRequestError
 from lait_core.engine.embedded.locate import require_llama_cpp
-from lait_core.engine.embedded.prompt import EmbeddedRequestError
-from lait_core.engine.models import ConfigurationError, JsonObject, LlmResponseError
+from lait_core.engine.llm.chat_types import ConfigurationError, JsonObject, LlmResponseError
 
 if TYPE_CHECKING:
     from llama_cpp import Llama

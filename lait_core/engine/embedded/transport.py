@@ -1,6 +1,6 @@
 """The in-process transport: chat-completion bodies in, :class:`ChatResponse` out, with the same
-``complete``/``open_stream`` methods as :class:`~lait_core.engine.llm.ChatClient`, so
-:class:`~lait_core.engine.llm.ModelCaller` sends to a GGUF file as it sends to a server.
+``complete``/``open_stream`` methods as :class:`~lait_core.engine.llm.client.ChatClient`, so
+:class:`~lait_core.engine.llm.client.ModelCaller` sends to a GGUF file as it sends to a server.
 
 Generation runs in a worker thread, so the event loop stays responsive (tool calls, MCP servers,
 other loops and the UI keep running). Cancelling the waiting coroutine stops the generation at the
@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lait_core.engine.embedded.prompt import plan_request
+from lait_core.engine.embedded.chatml import plan_request
+from lait_core.engine.embedded.generate import Served, serve
 from lait_core.engine.embedded.runtime import LocalModel, load_model
-from lait_core.engine.embedded.serve import Served, serve
-from lait_core.engine.models import ChatResponse, DeltaSink, LlmResponseError, Usage
-from lait_core.engine.threads import in_daemon_thread
+from lait_core.engine.llm.chat_types import ChatResponse, DeltaSink, LlmResponseError, Usage
+from lait_core.support.daemon_threads import in_daemon_thread
 
 _THREAD_NAME = "lait-embedded-model"
 

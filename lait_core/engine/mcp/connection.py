@@ -28,16 +28,16 @@ from mcp.client import Client
 from mcp.client.session import ClientRequestContext, ClientSession
 
 from lait_core import __version__
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.interaction import Interaction
+from lait_core.documents.document_models import McpServerConfig
 from lait_core.engine.mcp import elicitation
-from lait_core.engine.mcp.errors import McpError
 from lait_core.engine.mcp.http import HttpState, http_transport
 from lait_core.engine.mcp.limits import McpLimits
-from lait_core.engine.mcp.oauth.options import OAuthOptions
+from lait_core.engine.mcp.mcp_errors import McpError
+from lait_core.engine.mcp.oauth.signin_options import OAuthOptions
 from lait_core.engine.mcp.shield import shielded
 from lait_core.engine.mcp.spec import HttpSpec, ServerSpec
 from lait_core.engine.mcp.stdio import StdioState, stdio_transport
+from lait_core.engine.run.interaction import Interaction
 
 if TYPE_CHECKING:
     from lait_core.engine.mcp.oauth.provider import LaitOAuth
@@ -165,7 +165,7 @@ class McpConnection:
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         spec = self.spec
         if isinstance(spec, HttpSpec):
-            from lait_core.redact import add_secrets, add_url_secrets
+            from lait_core.support.redact import add_secrets, add_url_secrets
 
             add_url_secrets(spec.url)
             add_secrets(spec.headers.values())
@@ -177,7 +177,7 @@ class McpConnection:
                 state=self.http,
                 auth=self._auth,
             )
-        from lait_core.redact import CREDENTIAL_PARAMETER, add_secret
+        from lait_core.support.redact import CREDENTIAL_PARAMETER, add_secret
 
         for key in self.config.env:  # its stderr is quoted in failures: never its credentials
             if CREDENTIAL_PARAMETER.search(key):
@@ -201,9 +201,9 @@ class McpConnection:
             return None
         import os
 
+        from lait_core.engine.mcp.oauth.oauth_settings import oauth_settings
         from lait_core.engine.mcp.oauth.provider import LaitOAuth
-        from lait_core.engine.mcp.oauth.settings import oauth_settings
-        from lait_core.engine.mcp.oauth.store import TokenStore
+        from lait_core.engine.mcp.oauth.token_store import TokenStore
 
         environ = self.oauth.environ if self.oauth.environ is not None else os.environ
         settings = oauth_settings(self.name, self.config, environ)

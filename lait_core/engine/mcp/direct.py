@@ -3,7 +3,7 @@
 call one tool instead of a model (:func:`call_tool`, ``lait mcp call SERVER TOOL [JSON]``).
 
 A call goes through the same gates, in the same order, as a model's call in the tool loop
-(:meth:`lait_core.engine.loop.ToolLoop._decide`): the tool must be in the server's ``tools/list``
+(:meth:`lait_core.engine.run.tool_loop.ToolLoop._decide`): the tool must be in the server's ``tools/list``
 (the pool's cached listing), ``tool_policy`` may deny it, ``allowed_tools`` refuses it before
 anyone is asked, ``--approve-tools`` puts it to the person (a non-interactive stdin is an error
 there, as in the loop), and then the tool source calls it with the interaction, so elicitation
@@ -20,19 +20,19 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.decision import decide
-from lait_core.engine.interaction import ApprovalRequest, Interaction
-from lait_core.engine.mcp.errors import McpError
-from lait_core.engine.mcp.oauth.options import OAuthOptions
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.mcp.mcp_errors import McpError
+from lait_core.engine.mcp.oauth.signin_options import OAuthOptions
 from lait_core.engine.mcp.spec import unknown_server
-from lait_core.engine.policy import INTERACTIVE_DENIAL, Policy
+from lait_core.engine.run.interaction import ApprovalRequest, Interaction
 from lait_core.engine.tools.base import CallContext, ToolResult, tool_hints
-from lait_core.engine.tools.mcp import McpPool
+from lait_core.engine.tools.mcp_tools import McpPool
+from lait_core.engine.tools.tool_decision import decide
+from lait_core.engine.tools.tool_policy import INTERACTIVE_DENIAL, Policy
 
 if TYPE_CHECKING:
     from lait_core.engine.mcp.oauth.signin import SignIn
-    from lait_core.engine.mcp.oauth.store import TokenStore
+    from lait_core.engine.mcp.oauth.token_store import TokenStore
 
 CALL_ID = "mcp-call-1"
 
@@ -43,7 +43,7 @@ class ToolRefused(McpError):
 
 def configured_server(servers: Mapping[str, McpServerConfig], name: str) -> McpServerConfig:
     """The ``mcp_servers`` entry ``name``; an unknown name is a
-    :class:`~lait_core.engine.models.ConfigurationError` that lists the configured ones."""
+    :class:`~lait_core.engine.llm.chat_types.ConfigurationError` that lists the configured ones."""
     server = servers.get(name)
     if server is None:
         raise unknown_server(name, servers)
@@ -67,7 +67,7 @@ async def open_server(
     URL (None: headless, a needed sign-in fails at once), ``environ`` and ``store`` default to
     ``os.environ`` and the keyring/token files, ``on_spawn`` sees each stdio server's process
     group. Nothing connects until the pool is used; every connection is closed on the way out.
-    An unknown ``name`` raises :class:`~lait_core.engine.models.ConfigurationError` at once."""
+    An unknown ``name`` raises :class:`~lait_core.engine.llm.chat_types.ConfigurationError` at once."""
     pool = McpPool(
         {name: configured_server(servers, name)},
         base_dir=base_dir,
@@ -94,8 +94,8 @@ async def call_tool(
 ) -> ToolResult:
     """Call ``tool_name`` (the server's own name) of ``server`` with ``arguments`` (JSON text of an
     object; blank means none). Raises :class:`McpError` (unknown tool, refused, transport) and the
-    loop's hard errors (:class:`~lait_core.engine.models.AllowedToolsError`,
-    :class:`~lait_core.engine.models.ApprovalError`, ``ToolArgumentsError``)."""
+    loop's hard errors (:class:`~lait_core.engine.llm.chat_types.AllowedToolsError`,
+    :class:`~lait_core.engine.llm.chat_types.ApprovalError`, ``ToolArgumentsError``)."""
     source = pool.source(server)
     tools = await source.list_tools()
     tool = next((t for t in tools if t.name == tool_name), None)

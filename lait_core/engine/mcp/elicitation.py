@@ -15,8 +15,8 @@ from typing import Any
 import mcp_types as types
 from pydantic import ValidationError
 
-from lait_core.engine.interaction import ElicitationRequest, ElicitationResult, Interaction, WarningEvent
 from lait_core.engine.mcp.forms import with_defaults
+from lait_core.engine.run.interaction import ElicitationRequest, ElicitationResult, Interaction, WarningEvent
 
 
 def to_request(server: str, params: Any, allowed: bool) -> ElicitationRequest:

@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.mcp.errors import McpError
 from lait_core.engine.mcp.limits import McpLimits
+from lait_core.engine.mcp.mcp_errors import McpError
 
 if TYPE_CHECKING:
     from lait_core.engine.mcp.connection import McpConnection

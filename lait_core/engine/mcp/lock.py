@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.llm.chat_types import ConfigurationError
+from lait_core.engine.mcp.mcp_errors import McpError
 from lait_core.engine.mcp.packages import runner_package
-from lait_core.engine.models import ConfigurationError
 
 if TYPE_CHECKING:
-    from lait_core.documents.models import McpServerConfig
+    from lait_core.documents.document_models import McpServerConfig
     from lait_core.engine.mcp.listing import ListedTool
 
 LOCK_NAME = "lait.lock"
@@ -169,7 +169,7 @@ def lock_path(config_dir: Path) -> Path:
 def load_lock(config_dir: Path) -> McpLock | None:
     """The project's lock (None: there is none). Raises :class:`LockError` when it is unreadable
     or not a lock file."""
-    from lait_core.source.files import FileRefused, read_bounded
+    from lait_core.syntax.bounded_read import FileRefused, read_bounded
 
     path = lock_path(config_dir)
     try:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.documents.models import McpServerConfig
+from lait_core.documents.document_models import McpServerConfig
 from lait_core.engine.mcp.lock import server_entry
 from lait_core.engine.mcp.spec import unknown_server
 
@@ -27,9 +27,9 @@ async def live_entries(
 ) -> dict[str, dict[str, Any]]:
     """name -> the lock entry its live listing gives, for each of ``names`` (connected one after
     the other; every connection closed on the way out). Raises the pool's errors
-    (:class:`~lait_core.engine.mcp.errors.McpError`, ``ConfigurationError`` for an unknown name)."""
-    from lait_core.engine.mcp.oauth.options import OAuthOptions
-    from lait_core.engine.tools.mcp import McpPool
+    (:class:`~lait_core.engine.mcp.mcp_errors.McpError`, ``ConfigurationError`` for an unknown name)."""
+    from lait_core.engine.mcp.oauth.signin_options import OAuthOptions
+    from lait_core.engine.tools.mcp_tools import McpPool
 
     wanted = list(names)
     for name in wanted:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lait_core.documents import envvars
-from lait_core.documents.models import McpServerConfig
-from lait_core.engine.models import ConfigurationError
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.llm.chat_types import ConfigurationError
 
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE_FORBIDDEN = re.compile(r"[\x00\r\n]")

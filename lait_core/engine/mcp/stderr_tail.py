@@ -8,7 +8,7 @@ stderr, the language server's log) and feeds it here; a failure message ends wit
 Bounded: the last :data:`MAX_LINES` lines, at most :data:`MAX_LINE_CHARS` characters each and
 :data:`MAX_BYTES` bytes in all (an endless line is cut). Bytes that are not UTF-8 are replaced and
 control characters shown as ``?``, so the tail is safe to print. Secrets are masked where the
-message leaves the process (:mod:`lait_core.redact`), as for every other message.
+message leaves the process (:mod:`lait_core.support.redact`), as for every other message.
 """
 
 from __future__ import annotations

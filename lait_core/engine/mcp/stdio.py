@@ -24,9 +24,9 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.mcp_errors import McpError
 from lait_core.engine.mcp.stderr_tail import StderrTail
-from lait_core.engine.process import (
+from lait_core.engine.processes.spawn import (
     ProcessError,
     SpawnError,
     exit_status_text,
@@ -288,7 +288,7 @@ NOTED_LINES = 3
 
 def _copy(copy_to: TextIO | None, text: str) -> None:
     """A server's stderr text, redacted (secrets lait knows never reach a terminal or a log)."""
-    from lait_core.redact import redact
+    from lait_core.support.redact import redact
 
     out = copy_to if copy_to is not None else sys.stderr
     with contextlib.suppress(OSError, ValueError):

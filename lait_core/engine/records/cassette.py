@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lait_core.engine.models import ChatRequest, ChatResponse, EngineError
-from lait_core.engine.records.store import (
+from lait_core.engine.llm.chat_types import ChatRequest, ChatResponse, EngineError
+from lait_core.engine.records.record_files import (
     RecordFileError,
     atomic_write_json,
     read_json_object,
@@ -23,7 +23,7 @@ from lait_core.engine.records.store import (
     rfc3339,
     utc_now,
 )
-from lait_core.redact import redact_url
+from lait_core.support.redact import redact_url
 
 
 class RecordsError(EngineError):

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.models import EngineError
-from lait_core.engine.records.store import (
+from lait_core.engine.llm.chat_types import EngineError
+from lait_core.engine.records.record_files import (
     RecordFileError,
     atomic_write_json,
     read_json_object,
@@ -35,7 +35,7 @@ from lait_core.engine.records.store import (
 )
 
 if TYPE_CHECKING:
-    from lait_core.documents.workflow import Step
+    from lait_core.documents.workflow_file import Step
 
 RUNS_DIR = Path(".lait") / "runs"
 RUN_ID = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9]{9}-[0-9]+-[0-9]+")
@@ -138,7 +138,7 @@ class CheckpointStore:
         return self.folder / f"{run_id}.json"
 
     def save(self, checkpoint: Checkpoint) -> None:
-        from lait_core.engine.records.store import rfc3339
+        from lait_core.engine.records.record_files import rfc3339
 
         checkpoint.updated_at = rfc3339(utc_now())
         try:

@@ -18,7 +18,7 @@ import hashlib
 import json
 from typing import Any
 
-from lait_core.engine.models import ChatRequest
+from lait_core.engine.llm.chat_types import ChatRequest
 
 KEY_FIELDS = (
     "base_url",

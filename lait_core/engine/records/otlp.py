@@ -24,7 +24,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lait_core.engine.records.store import parse_rfc3339
+from lait_core.engine.records.record_files import parse_rfc3339
 
 SPAN_KIND_INTERNAL = 1
 SPAN_KIND_CLIENT = 3
@@ -185,7 +185,7 @@ def export_trace(
     encoding: str = "json",
 ) -> int:
     """POST the trace; the number of spans sent."""
-    from lait_core.httpx_import import httpx
+    from lait_core.support.httpx_import import httpx
 
     request = build_request(events, service_name)
     if encoding == "protobuf":

@@ -1,7 +1,7 @@
 """The sender every model request of a run goes through when the run keeps records: it answers
 from a cassette (``--replay``), else from the cache, else sends the request live -- then writes the
 cassette entry (``--record``) and the cache entry, reports where the answer came from (a
-:class:`~lait_core.engine.interaction.ModelAnswered` event; ``-v`` prints it) and adds a ``chat``
+:class:`~lait_core.engine.run.interaction.ModelAnswered` event; ``-v`` prints it) and adds a ``chat``
 trace event.
 
 While recording, the cache is written but not read, so every entry of the cassette comes from the
@@ -16,17 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.interaction import ModelAnswered, WarningEvent
-from lait_core.engine.models import ChatRequest, ChatResponse, DeltaSink
-from lait_core.engine.records.cache import ResponseCache
+from lait_core.engine.llm.chat_types import ChatRequest, ChatResponse, DeltaSink
 from lait_core.engine.records.cassette import Cassette
 from lait_core.engine.records.key import content_key
 from lait_core.engine.records.labels import current_label
-from lait_core.engine.records.trace import TraceRecorder
+from lait_core.engine.records.response_cache import ResponseCache
+from lait_core.engine.records.trace_events import TraceRecorder
+from lait_core.engine.run.interaction import ModelAnswered, WarningEvent
 
 if TYPE_CHECKING:
-    from lait_core.engine.llm import ModelCaller
-    from lait_core.engine.loop import Sender
+    from lait_core.engine.llm.client import ModelCaller
+    from lait_core.engine.run.tool_loop import Sender
 
 STREAM_PIECE = 64
 """Characters per delta when a stored answer is replayed as a stream."""

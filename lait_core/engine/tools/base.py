@@ -5,7 +5,7 @@ ends in one of three ways:
 
 * a :class:`ToolResult` -- returned to the model as the ``tool`` message; ``is_error`` marks soft
   failures (MCP ``isError``, a shell command that failed) without aborting anything;
-* a :class:`~lait_core.engine.models.ToolLoopError` (or another engine error) -- a hard failure
+* a :class:`~lait_core.engine.llm.chat_types.ToolLoopError` (or another engine error) -- a hard failure
   that aborts the round and the request;
 * ``asyncio.CancelledError`` -- cancellation, always propagated.
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from lait_core.engine.interaction import Interaction
-from lait_core.engine.models import JsonObject, ToolArgumentsError, ToolDefinition, ToolNameError
+from lait_core.engine.llm.chat_types import JsonObject, ToolArgumentsError, ToolDefinition, ToolNameError
+from lait_core.engine.run.interaction import Interaction
 
 
 class ToolKind(Enum):
@@ -131,7 +131,7 @@ class ToolSource(ABC):
         """Run one call; ``arguments`` is the model's raw JSON text."""
 
     def grant_key(self, tool: Tool) -> tuple[str | None, str | None]:
-        """What a standing grant of ``tool`` is tied to besides its name (:mod:`lait_core.engine.grants`):
+        """What a standing grant of ``tool`` is tied to besides its name (:mod:`lait_core.engine.tools.standing_grants`):
         the MCP server and how it is started; nothing for other tools."""
         return None, None
 
@@ -140,12 +140,12 @@ class ToolSource(ABC):
         return None
 
     def check(self, tool: Tool) -> None:
-        """Raise a hard error (:class:`~lait_core.engine.models.AllowedToolsError`) when the source
+        """Raise a hard error (:class:`~lait_core.engine.llm.chat_types.AllowedToolsError`) when the source
         refuses ``tool`` outright. The loop decides before asking for approval, so a refused call is
         never put to a person."""
         refusal = self.refusal(tool)
         if refusal is not None:
-            from lait_core.engine.models import AllowedToolsError
+            from lait_core.engine.llm.chat_types import AllowedToolsError
 
             raise AllowedToolsError(refusal)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from lait_core.engine.models import ToolNameError
+from lait_core.engine.llm.chat_types import ToolNameError
 
 MAX_NAME_LENGTH = 64
 AGENT_PREFIX = "agent"

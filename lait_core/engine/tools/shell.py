@@ -22,17 +22,17 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from lait_core.documents.document_models import ShellToolDefinition
 from lait_core.documents.json_check import check_value
-from lait_core.documents.models import ShellToolDefinition
-from lait_core.engine.containment import ContainmentError, contain
-from lait_core.engine.models import JsonObject, ToolNameError, argv_text
-from lait_core.engine.process import (
+from lait_core.engine.llm.chat_types import JsonObject, ToolNameError, argv_text
+from lait_core.engine.llm.model_resolution import strip_one_line_ending
+from lait_core.engine.processes.containment import ContainmentError, contain
+from lait_core.engine.processes.spawn import (
     OUTPUT_CAP,
     ProcessError,
     ProcessTimeout,
     run_process,
 )
-from lait_core.engine.resolve import strip_one_line_ending
 from lait_core.engine.tools.base import (
     DEFAULT_PARAMETERS,
     CallContext,
@@ -43,7 +43,7 @@ from lait_core.engine.tools.base import (
     parse_arguments,
 )
 from lait_core.engine.tools.naming import SHELL_PREFIX, qualify
-from lait_core.template import (
+from lait_core.syntax.template import (
     Output,
     PathExpr,
     PathKind,

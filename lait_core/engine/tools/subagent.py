@@ -16,13 +16,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.models import ToolArgumentsError, ToolLoopError, ToolNameError, Usage, compact_json
+from lait_core.engine.llm.chat_types import (
+    ToolArgumentsError,
+    ToolLoopError,
+    ToolNameError,
+    Usage,
+    compact_json,
+)
 from lait_core.engine.tools.base import CallContext, Tool, ToolKind, ToolResult, ToolSource, parse_arguments
 from lait_core.engine.tools.naming import AGENT_PREFIX, qualify
 
 if TYPE_CHECKING:
-    from lait_core.engine.agent import AgentDefinition
-    from lait_core.engine.session import RunSession
+    from lait_core.engine.run.agent_run import AgentDefinition
+    from lait_core.engine.run.run_session import RunSession
 
 MAX_DEPTH = 16
 
@@ -67,7 +73,7 @@ class SubagentToolSource(ToolSource):
         """The usage of every subagent call so far (its own subagents included)."""
 
     def _load(self, name: str) -> AgentDefinition:
-        from lait_core.engine.agent import agent_from_file
+        from lait_core.engine.run.agent_run import agent_from_file
 
         agent = self._agents.get(name)
         if agent is None:
@@ -100,7 +106,7 @@ class SubagentToolSource(ToolSource):
             )
 
     async def call(self, tool: Tool, arguments: str, ctx: CallContext) -> ToolResult:
-        from lait_core.engine.agent import run_agent
+        from lait_core.engine.run.agent_run import run_agent
 
         agent = self._load(tool.name)
         self._check_nesting(agent)

@@ -16,9 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.engine.models import Usage
+from lait_core.engine.llm.chat_types import Usage
 from lait_core.engine.workflow import control, llm_steps, steps  # noqa: F401 -- register the step actions
-from lait_core.engine.workflow.errors import (
+from lait_core.engine.workflow.file_run import check_initial, run_file, top_scope, workflow_model
+from lait_core.engine.workflow.inputs import InputError, bind_inputs, initial_value, parse_input_options
+from lait_core.engine.workflow.loader import load_document
+from lait_core.engine.workflow.schema_refs import resolve_schema
+from lait_core.engine.workflow.scope import Run
+from lait_core.engine.workflow.workflow_errors import (
     DecideNotSupported,
     StepFailed,
     StepTimedOut,
@@ -26,16 +31,11 @@ from lait_core.engine.workflow.errors import (
     WorkflowLoadError,
     WorkflowTimedOut,
 )
-from lait_core.engine.workflow.files import check_initial, run_file, top_scope, workflow_model
-from lait_core.engine.workflow.inputs import InputError, bind_inputs, initial_value, parse_input_options
-from lait_core.engine.workflow.loader import load_document
-from lait_core.engine.workflow.schemas import resolve_schema
-from lait_core.engine.workflow.scope import Run
-from lait_core.template import text_form
+from lait_core.syntax.template import text_form
 
 if TYPE_CHECKING:
     from lait_core.engine.records.checkpoint import Checkpointer
-    from lait_core.engine.session import RunSession
+    from lait_core.engine.run.run_session import RunSession
 
 PROMPT_REQUIRED = (
     "a PROMPT is required; provide one or pipe input via stdin (or declare 'inputs:' in the workflow to"
@@ -66,7 +66,7 @@ async def run_workflow(
 
     Raises :class:`WorkflowLoadError` (nothing ran), :class:`InputError`, :class:`StepFailed`,
     :class:`StepTimedOut`/:class:`WorkflowTimedOut` (``Interrupted``), or another
-    :class:`~lait_core.engine.models.EngineError`.
+    :class:`~lait_core.engine.llm.chat_types.EngineError`.
 
     With a ``checkpointer`` the top-level steps are checkpointed; when it is ``resuming`` (checked
     by :func:`~lait_core.engine.records.checkpoint.check_resume` beforehand) the saved inputs and

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lait_core.documents import models as m
+from lait_core.documents import document_models as m
 from lait_core.engine.workflow.concurrency import run_all
-from lait_core.engine.workflow.errors import WorkflowError
 from lait_core.engine.workflow.evaluate import jq_truthy, jq_value
 from lait_core.engine.workflow.flow import BreakFlow
-from lait_core.engine.workflow.runner import StepCall, action, run_steps
-from lait_core.template.values import a_type_name
+from lait_core.engine.workflow.step_runner import StepCall, action, run_steps
+from lait_core.engine.workflow.workflow_errors import WorkflowError
+from lait_core.syntax.template.values import a_type_name
 
 
 @action("group")

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lait_core import jq
-from lait_core.engine.workflow.errors import WorkflowError
 from lait_core.engine.workflow.scope import Frame
-from lait_core.template import TemplateRenderError, render, text_form
+from lait_core.engine.workflow.workflow_errors import WorkflowError
+from lait_core.syntax import jq
+from lait_core.syntax.template import TemplateRenderError, render, text_form
 
 
 async def jq_value(frame: Frame, expr: str, value: Any, what: str) -> Any:

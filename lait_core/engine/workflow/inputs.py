@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lait_core.documents.json_check import check_value
-from lait_core.engine.workflow.errors import WorkflowError
-from lait_core.keyvalue import KeyValueError, parse_key_values
+from lait_core.engine.workflow.workflow_errors import WorkflowError
+from lait_core.support.keyvalue import KeyValueError, parse_key_values
 
 
 class InputError(WorkflowError):

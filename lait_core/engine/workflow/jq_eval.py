@@ -1,5 +1,5 @@
-"""Cancellable jq evaluation for the workflow executor: :func:`lait_core.jq.evaluate` run in worker
-processes (:mod:`lait_core.jq_worker`).
+"""Cancellable jq evaluation for the workflow executor: :func:`lait_core.syntax.jq.evaluate` run in worker
+processes (:mod:`lait_core.syntax.jq_worker`).
 
 libjq holds the GIL and cannot be interrupted, so evaluating in lait's own process would block
 the event loop: step and workflow timeouts, Ctrl-C, SIGTERM and an editor's cancel would all wait
@@ -8,7 +8,7 @@ worker on the first evaluation and reuses it; concurrent evaluations (parallel b
 concurrent ``for_each``) start up to ``max_workers`` workers. A cancelled evaluation kills its
 worker's process group (the next evaluation starts a fresh one); :meth:`JqEvaluator.aclose`
 kills the rest. Every worker's pid goes to ``on_spawn`` (the CLI kills those groups on SIGTERM
-and on a second Ctrl-C). Results and :class:`~lait_core.jq.JqError` messages are those of
+and on a second Ctrl-C). Results and :class:`~lait_core.syntax.jq.JqError` messages are those of
 in-process evaluation: values travel as pickles, so they round-trip exactly.
 """
 
@@ -22,14 +22,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from lait_core import jq
-from lait_core.jq_worker import FAILED, HEADER, JQ_ERROR, OK, PROTOCOL, frame
+from lait_core.syntax import jq
+from lait_core.syntax.jq_worker import FAILED, HEADER, JQ_ERROR, OK, PROTOCOL, frame
 
 DEFAULT_WORKERS: Final = 2
 _ROOT: Final = str(Path(__file__).resolve().parents[3])
 # sys.path[0] (the working directory under -c) becomes lait's own root: a jq.py in the folder a
 # workflow runs from cannot shadow anything.
-_BOOT: Final = "import sys; sys.path[0] = sys.argv[1]; from lait_core.jq_worker import main; sys.exit(main(sys.argv[2:]))"
+_BOOT: Final = "import sys; sys.path[0] = sys.argv[1]; from lait_core.syntax.jq_worker import main; sys.exit(main(sys.argv[2:]))"
 _RECURSION_MARGIN: Final = jq.MAX_DEPTH + 200
 
 
@@ -56,7 +56,7 @@ class _Worker:
         return int(kind), data
 
     async def kill(self) -> None:
-        from lait_core.engine.process import kill_and_reap
+        from lait_core.engine.processes.spawn import kill_and_reap
 
         await kill_and_reap(self.proc, group=sys.platform != "win32")
 
@@ -106,7 +106,7 @@ class JqEvaluator:
         inputs: Mapping[str, Any] | None = None,
         loop: Any = None,
     ) -> Any:
-        """:func:`lait_core.jq.evaluate` in a worker; cancelling this kills that worker."""
+        """:func:`lait_core.syntax.jq.evaluate` in a worker; cancelling this kills that worker."""
         _ensure_recursion_headroom()
         try:
             request = pickle.dumps(
@@ -145,7 +145,7 @@ class JqEvaluator:
         raise jq.JqError(f"jq evaluation failed: {data}")
 
     async def _start(self) -> _Worker:
-        from lait_core.engine.process import ProcessError, spawn
+        from lait_core.engine.processes.spawn import ProcessError, spawn
 
         try:
             # spawn() survives a cancellation mid-spawn: it kills and reaps the worker, then re-raises

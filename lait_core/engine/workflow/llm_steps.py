@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from lait_core.documents import models as m
-from lait_core.engine.conversation import DEFAULT_SCHEMA_NAME, converse
-from lait_core.engine.models import JsonObject
-from lait_core.engine.settings import resolve_llm_settings
-from lait_core.engine.workflow.errors import WorkflowError
+from lait_core.documents import document_models as m
+from lait_core.engine.llm.chat_types import JsonObject
+from lait_core.engine.llm.conversation import DEFAULT_SCHEMA_NAME, converse
+from lait_core.engine.llm.llm_settings import resolve_llm_settings
 from lait_core.engine.workflow.evaluate import render_template
-from lait_core.engine.workflow.runner import StepCall, action
-from lait_core.engine.workflow.schemas import resolve_schema, validate
+from lait_core.engine.workflow.schema_refs import resolve_schema, validate
+from lait_core.engine.workflow.step_runner import StepCall, action
+from lait_core.engine.workflow.workflow_errors import WorkflowError
 
 PROMPT_NOTE = "set 'model' on the step, the workflow's default.model, or default.model in lait.config.yml"
 AGENT_NOTE = (
@@ -22,7 +22,7 @@ AGENT_NOTE = (
 
 
 def _attachments(call: StepCall, value: Any, templates: list[str] | None, key: str) -> list[str]:
-    from lait_core.engine.confine import check_inside, confined_root
+    from lait_core.engine.processes.confine import check_inside, confined_root
 
     session = call.frame.run.session
     root = confined_root(session.config, session.config_dir)
@@ -36,7 +36,7 @@ def _attachments(call: StepCall, value: Any, templates: list[str] | None, key: s
 def _user(text: str, files: list[str], images: list[str]) -> str | list[JsonObject]:
     if not files and not images:
         return text
-    from lait_core.engine.attachments import AttachmentError, user_content
+    from lait_core.engine.llm.attachments import AttachmentError, user_content
 
     try:
         return user_content(text, files, images)
@@ -84,8 +84,8 @@ async def prompt_step(call: StepCall, value: Any) -> Any:
 
 @action("agent")
 async def agent_step(call: StepCall, value: Any) -> Any:
-    from lait_core.engine.agent import load_agent, run_agent
-    from lait_core.engine.confine import confined_root
+    from lait_core.engine.processes.confine import confined_root
+    from lait_core.engine.run.agent_run import load_agent, run_agent
 
     model: m.AgentStep = call.model
     frame = call.frame

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lait_core.diagnostics import Severity
 from lait_core.documents.placement import (
     MAX_DEPTH,
     Placement,
@@ -14,10 +13,11 @@ from lait_core.documents.placement import (
     inherited_problems,
     nesting_problem,
 )
-from lait_core.documents.workflow import WorkflowDocument, is_workflow_path, parse_workflow
-from lait_core.engine.workflow.errors import WorkflowError, WorkflowLoadError
+from lait_core.documents.workflow_file import WorkflowDocument, is_workflow_path, parse_workflow
 from lait_core.engine.workflow.scope import Frame, Run
-from lait_core.source.files import read_source
+from lait_core.engine.workflow.workflow_errors import WorkflowError, WorkflowLoadError
+from lait_core.syntax.bounded_read import read_source
+from lait_core.syntax.diagnostics import Severity
 
 __all__ = ["MAX_DEPTH", "canonical", "check_nesting", "check_placement", "child_path", "load_document"]
 

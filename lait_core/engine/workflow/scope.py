@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lait_core.documents import models as m
-from lait_core.documents.workflow import WorkflowDocument
-from lait_core.engine.interaction import Event
-from lait_core.engine.models import Usage
+from lait_core.documents import document_models as m
+from lait_core.documents.workflow_file import WorkflowDocument
+from lait_core.engine.llm.chat_types import Usage
+from lait_core.engine.run.interaction import Event
 from lait_core.engine.workflow.jq_eval import JqEvaluator
 
 if TYPE_CHECKING:
     from lait_core.engine.records.checkpoint import Checkpointer
-    from lait_core.engine.session import RunSession
+    from lait_core.engine.run.run_session import RunSession
 
 
 @dataclass

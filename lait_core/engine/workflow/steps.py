@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lait_core.documents import models as m
-from lait_core.engine.confine import check_inside, confined_root
-from lait_core.engine.containment import ContainmentError, contain
-from lait_core.engine.interaction import Question
-from lait_core.engine.process import run_process
-from lait_core.engine.workflow.errors import DecideNotSupported, WorkflowError
+from lait_core.documents import document_models as m
+from lait_core.engine.processes.confine import check_inside, confined_root
+from lait_core.engine.processes.containment import ContainmentError, contain
+from lait_core.engine.processes.spawn import run_process
+from lait_core.engine.run.interaction import Question
 from lait_core.engine.workflow.evaluate import jq_value, render_template, text_form
-from lait_core.engine.workflow.runner import StepCall, action
+from lait_core.engine.workflow.step_runner import StepCall, action
+from lait_core.engine.workflow.workflow_errors import DecideNotSupported, WorkflowError
 
 STDERR_SHOWN = 4000
 """Characters of a failed command's stderr quoted in the error."""

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
-from lait_core.documents.agent import AgentDocument
-from lait_core.documents.models import Config
-from lait_core.documents.schema_source import (
+from lait_core.documents.agent_file import AgentDocument
+from lait_core.documents.document_models import Config
+from lait_core.documents.schema_files import (
     file_reference,
     load_schema_file,
     unknown_type_nodes,
@@ -20,7 +19,8 @@ from lait_core.rules.templates.template_syntax import CODE as TEMPLATE_SYNTAX
 from lait_core.rules.workflows.schema_file import CODE as SCHEMA_FILE
 from lait_core.rules.workflows.unknown_schema_type import CODE as UNKNOWN_SCHEMA_TYPE
 from lait_core.rules.workflows.unknown_schema_type import unknown_type_message
-from lait_core.source.tree import MappingNode, Node
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node
 
 
 def check_schema_source(node: Node, ctx: str, base: Path, out: list[Diagnostic]) -> None:
@@ -65,7 +65,7 @@ def check_agent_content(
 
 def check_agent_body(doc: AgentDocument, out: list[Diagnostic]) -> None:
     """LAIT401 for the system prompt template in the Markdown body."""
-    from lait_core.template import check_syntax
+    from lait_core.syntax.template import check_syntax
 
     error = check_syntax(doc.system)
     if error is not None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
-from lait_core.documents.models import Config
+from lait_core.documents.document_models import Config
 from lait_core.documents.validate import suggest
 from lait_core.rules.capabilities.mcp_no_allowed_tools import CODE as MCP_NO_ALLOWED_TOOLS
 from lait_core.rules.capabilities.names_not_checked import SkipTracker
@@ -11,7 +10,8 @@ from lait_core.rules.capabilities.unknown_mcp_server import CODE as UNKNOWN_MCP_
 from lait_core.rules.capabilities.unknown_skill import CODE as UNKNOWN_SKILL
 from lait_core.rules.capabilities.unknown_subagent import CODE as UNKNOWN_SUBAGENT
 from lait_core.rules.capabilities.unknown_tool import CODE as UNKNOWN_TOOL
-from lait_core.source.tree import MappingNode, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Severity
+from lait_core.syntax.yaml.tree import MappingNode, SequenceNode
 
 _LISTS = (
     ("mcp", UNKNOWN_MCP_SERVER, "MCP server", "mcp_servers"),

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic
-from lait_core.documents.config import ConfigDocument
+from lait_core.documents.config_file import ConfigDocument
 from lait_core.rules.config import mcp_unpinned_package
 from lait_core.rules.config.api_key_pair import check_api_keys
 from lait_core.rules.config.env_placeholder import check_placeholders
@@ -20,6 +19,7 @@ from lait_core.rules.config.prompt_unknown_name import check_prompt_names
 from lait_core.rules.config.python_from_path import check_python_from_path
 from lait_core.rules.config.tool_definition import check_tools
 from lait_core.rules.security import literal_secret, mcp_env_inherited, option_injection, shell_interpolation
+from lait_core.syntax.diagnostics import Diagnostic
 
 
 def check_config(doc: ConfigDocument) -> list[Diagnostic]:

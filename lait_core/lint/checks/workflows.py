@@ -11,9 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.cancel import checkpoint
-from lait_core.diagnostics import Diagnostic, Fix, Related, Severity
-from lait_core.documents.agent import AgentDocument
+from lait_core.documents.agent_file import AgentDocument
 from lait_core.documents.placement import (
     Misplaced,
     Placement,
@@ -21,9 +19,9 @@ from lait_core.documents.placement import (
     inherited_problems,
     nesting_problem,
 )
-from lait_core.documents.schema_source import unknown_type_nodes
+from lait_core.documents.schema_files import unknown_type_nodes
 from lait_core.documents.validate import suggest
-from lait_core.documents.workflow import (
+from lait_core.documents.workflow_file import (
     Expr,
     Step,
     WorkflowDocument,
@@ -37,6 +35,7 @@ from lait_core.lint.checks.agents import (
 )
 from lait_core.lint.checks.capabilities import check_capabilities
 from lait_core.lint.findings import ProblemCount, workflow_findings
+from lait_core.lint.workspace import Workspace, canonical
 from lait_core.rules.capabilities.names_not_checked import CODE as SKIPPED
 from lait_core.rules.capabilities.names_not_checked import SkipTracker
 from lait_core.rules.config.missing_gguf_file import check_gguf_files
@@ -50,9 +49,10 @@ from lait_core.rules.workflows.unknown_schema_type import unknown_type_message
 from lait_core.rules.workflows.unused_agent import check_unused_agents
 from lait_core.rules.workflows.unused_schema import check_unused_schemas
 from lait_core.rules.workflows.workflow_reference import CODE as WORKFLOW_REFERENCE
-from lait_core.source import reads
-from lait_core.source.tree import MappingNode, Node
-from lait_core.workspace import Workspace, canonical
+from lait_core.support.cancel import checkpoint
+from lait_core.syntax import read_log as reads
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Related, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node
 
 _SUMMARY_CODES = (AGENT_REFERENCE, WORKFLOW_REFERENCE)
 
@@ -156,8 +156,8 @@ class WorkflowChecks:
 
     # -- references -------------------------------------------------------------------------------
     def references(self, doc: WorkflowDocument, out: list[Diagnostic]) -> None:
-        from lait_core import jq
-        from lait_core.template import references as template_references
+        from lait_core.syntax import jq
+        from lait_core.syntax.template import references as template_references
 
         root = doc.root
         assert root is not None

@@ -21,12 +21,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
-from lait_core.documents.agent import AgentDocument
-from lait_core.documents.models import Config
+from lait_core.documents.agent_file import AgentDocument
+from lait_core.documents.document_models import Config
 from lait_core.rules.registry import Example, rule
-from lait_core.source.files import Loaded, read_source
-from lait_core.source.tree import ScalarNode, SequenceNode
+from lait_core.syntax.bounded_read import Loaded, read_source
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import ScalarNode, SequenceNode
 
 _LONG = "Check every changed line for mistakes and explain each one.\n" * 300
 
@@ -147,7 +147,7 @@ def check_budget(
             loaded = read(path)
             if loaded.text is None:
                 continue
-            from lait_core.documents.skill import parse_skill
+            from lait_core.documents.skill_file import parse_skill
 
             skill = parse_skill(loaded.text)
             description = (skill.frontmatter.description if skill.frontmatter else None) or ""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
-from lait_core.source.positions import Range
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.positions import Range
 
 CONFIG = (
     "mcp_servers:\n  fs: {command: mcp-fs}\n  locked: {command: mcp-x, allowed_tools: []}\n"

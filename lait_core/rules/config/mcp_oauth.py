@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode, ScalarNode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode, ScalarNode
 
 C = "lait.config.yml"
 

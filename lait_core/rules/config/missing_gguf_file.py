@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
-from lait_core.documents.config import gguf_path
+from lait_core.documents.config_file import gguf_path
 from lait_core.rules.registry import Example, rule
-from lait_core.source import reads
-from lait_core.source.tree import MappingNode, ScalarNode, SequenceNode
+from lait_core.syntax import read_log as reads
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode, ScalarNode, SequenceNode
 
 C = "lait.config.yml"
 

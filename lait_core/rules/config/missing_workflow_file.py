@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode
 
 C = "lait.config.yml"
 
@@ -47,7 +47,7 @@ def _problem(path: Path) -> str | None:
     """Why ``path`` cannot be the workflow file (None: it is a regular file); never opens it."""
     import stat
 
-    from lait_core.source.files import file_kind
+    from lait_core.syntax.bounded_read import file_kind
 
     try:
         mode = path.stat().st_mode

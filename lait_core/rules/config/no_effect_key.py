@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode
 
 C = "lait.config.yml"
 

@@ -1,7 +1,7 @@
 """LAIT111: a named prompt's template names a variable other than ``input`` and ``vars``.
 
 The template of a named prompt renders with ``{"input": ..., "vars": {...}, "steps": {}}``
-(:mod:`lait_core.prompts`); strict rendering makes any other top-level name an error on every run.
+(:mod:`lait_core.documents.named_prompts`); strict rendering makes any other top-level name an error on every run.
 Only the template's own context is checked: inside ``{{#each}}``/``{{#with}}`` the context is the
 current item, whose names cannot be known here."""
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.config.prompt_undeclared_var import prompt_templates
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode
-from lait_core.template.ast import Block, Expr, Node, Output, PathExpr, PathKind, walk_exprs
-from lait_core.template.errors import TemplateSyntaxError
-from lait_core.template.parser import parse
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.template.ast import Block, Expr, Node, Output, PathExpr, PathKind, walk_exprs
+from lait_core.syntax.template.parser import parse
+from lait_core.syntax.template.template_errors import TemplateSyntaxError
+from lait_core.syntax.yaml.tree import MappingNode
 
 C = "lait.config.yml"
 

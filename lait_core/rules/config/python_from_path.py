@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.documents.envvars import LAIT_PYTHON
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode, ScalarNode, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Severity
+from lait_core.syntax.yaml.tree import MappingNode, ScalarNode, SequenceNode
 
 C = "lait.config.yml"
 

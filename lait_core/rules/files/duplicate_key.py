@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Severity
 from lait_core.rules.registry import Example, rule
+from lait_core.syntax.diagnostics import Severity
 
 OK = Example("steps:\n  - jq: '.'\n")
 

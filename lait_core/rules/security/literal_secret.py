@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 CODE = "LAIT603"
 
@@ -111,7 +111,7 @@ def _url_password(node: Node | None, what: str, var: str, out: list[Diagnostic])
 
 
 def check(root: MappingNode, path: str, out: list[Diagnostic]) -> None:
-    from lait_core.documents.config import global_config_path
+    from lait_core.documents.config_file import global_config_path
 
     if os.path.abspath(path) == os.path.abspath(global_config_path()):
         return

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 CODE = "LAIT605"
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)

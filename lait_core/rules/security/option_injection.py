@@ -3,13 +3,13 @@ value starting with ``-`` is read as an option."""
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.rules.registry import Example, rule
 from lait_core.rules.security.shell_interpolation import is_shell, script_index
 from lait_core.rules.security.templates import parsed
-from lait_core.source.positions import Range
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-from lait_core.template import Output, PathExpr, PathKind
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Severity
+from lait_core.syntax.positions import Range
+from lait_core.syntax.template import Output, PathExpr, PathKind
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 CODE = "LAIT601"
 _SAFE_TYPES = frozenset({"integer", "number", "boolean", "null"})

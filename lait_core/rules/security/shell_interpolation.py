@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
 from lait_core.rules.security.templates import model_paths, parsed
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 CODE = "LAIT604"
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"})

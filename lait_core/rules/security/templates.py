@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lait_core.template import Block, Output, PathExpr, PathKind, Template, TemplateSyntaxError, parse, walk
-from lait_core.template.ast import walk_exprs
+from lait_core.syntax.template import (
+    Block,
+    Output,
+    PathExpr,
+    PathKind,
+    Template,
+    TemplateSyntaxError,
+    parse,
+    walk,
+)
+from lait_core.syntax.template.ast import walk_exprs
 
 MODEL_ROOTS = frozenset({"input", "steps", "vars"})
 """Template roots whose values a run computes (a tool's arguments, step outputs, ``vars``); a

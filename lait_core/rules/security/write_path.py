@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
 from lait_core.rules.security.templates import model_paths, parsed
-from lait_core.source.tree import Node, ScalarNode
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import Node, ScalarNode
 
 CODE = "LAIT602"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic
 from lait_core.lint.discovery import FileKind
+from lait_core.lint.workspace import Workspace
 from lait_core.rules.templates.jq_syntax import CODE as JQ_SYNTAX
 from lait_core.rules.templates.template_syntax import CODE as TEMPLATE_SYNTAX
 from lait_core.rules.testfiles import (
@@ -15,15 +15,15 @@ from lait_core.rules.testfiles import (
     replay_folder,
     unknown_input,
     unknown_step,
-    unknown_tool,
     workflow_target,
 )
+from lait_core.rules.testfiles import unknown_asserted_tool as unknown_tool
 from lait_core.rules.testfiles.invalid_value import AssertionNode
 from lait_core.rules.testfiles.target import string_at, tool_names, workflow_node
-from lait_core.source.positions import ZERO
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
-from lait_core.source.yaml import parse_yaml
-from lait_core.workspace import Workspace
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.positions import ZERO
+from lait_core.syntax.yaml.parse import parse_yaml
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 JQ_FIELDS = {"jq": "expr", "tool_called": "args_jq"}
 
@@ -81,7 +81,7 @@ def _eval_shape(root: Node | None, out: list[Diagnostic], found: list[AssertionN
         return
     prompt = string_at(root, "target", "prompt")
     if prompt is not None:
-        from lait_core.template import check_syntax
+        from lait_core.syntax.template import check_syntax
 
         error = check_syntax(prompt.value)
         if error is not None:
@@ -102,7 +102,7 @@ def _eval_shape(root: Node | None, out: list[Diagnostic], found: list[AssertionN
 
 
 def _jq(found: list[AssertionNode], out: list[Diagnostic]) -> None:
-    from lait_core import jq
+    from lait_core.syntax import jq
 
     nodes = []
     for a in found:

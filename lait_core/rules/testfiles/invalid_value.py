@@ -9,11 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.documents.validate import Codes, describe, first_line, suggest, validate_mapping
 from lait_core.rules.registry import Example, rule
 from lait_core.rules.testfiles import unknown_key
-from lait_core.source.tree import MappingNode, Node, SequenceNode
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node, SequenceNode
 
 CODE = "LAIT702"
 

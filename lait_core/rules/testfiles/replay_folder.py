@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Severity
 from lait_core.rules.registry import Example, rule
 from lait_core.rules.testfiles.target import resolve
-from lait_core.source import reads
-from lait_core.source.tree import Node, ScalarNode
+from lait_core.syntax import read_log as reads
+from lait_core.syntax.diagnostics import Diagnostic, Severity
+from lait_core.syntax.yaml.tree import Node, ScalarNode
 
 CODE = "LAIT706"
 

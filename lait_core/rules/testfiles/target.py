@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.documents.models import Config
-from lait_core.documents.workflow import WorkflowDocument
-from lait_core.source.tree import MappingNode, Node, ScalarNode, SequenceNode
+from lait_core.documents.document_models import Config
+from lait_core.documents.workflow_file import WorkflowDocument
+from lait_core.syntax.yaml.tree import MappingNode, Node, ScalarNode, SequenceNode
 
 _CAPABILITY_PREFIXES = (
     ("tools", "tool", "shell tool"),

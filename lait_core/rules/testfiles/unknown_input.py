@@ -3,11 +3,11 @@ the target workflow declares."""
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.documents.validate import suggest
-from lait_core.documents.workflow import WorkflowDocument
+from lait_core.documents.workflow_file import WorkflowDocument
 from lait_core.rules.registry import Example, rule
-from lait_core.source.tree import MappingNode, Node
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Severity
+from lait_core.syntax.yaml.tree import MappingNode, Node
 
 CODE = "LAIT707"
 

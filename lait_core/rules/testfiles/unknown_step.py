@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from lait_core.diagnostics import Diagnostic, Fix, Severity
 from lait_core.documents.validate import suggest
-from lait_core.documents.workflow import WorkflowDocument
+from lait_core.documents.workflow_file import WorkflowDocument
 from lait_core.rules.registry import Example, rule
 from lait_core.rules.testfiles.invalid_value import AssertionNode
-from lait_core.source.tree import ScalarNode
+from lait_core.syntax.diagnostics import Diagnostic, Fix, Severity
+from lait_core.syntax.yaml.tree import ScalarNode
 
 CODE = "LAIT704"
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lait_core.diagnostics import Diagnostic, Related, Severity
-from lait_core.documents.workflow import WorkflowDocument
+from lait_core.documents.workflow_file import WorkflowDocument
+from lait_core.lint.workspace import Workspace
 from lait_core.rules.registry import Example, rule
 from lait_core.rules.testfiles.target import resolve
-from lait_core.source import reads
-from lait_core.source.tree import ScalarNode
-from lait_core.workspace import Workspace
+from lait_core.syntax import read_log as reads
+from lait_core.syntax.diagnostics import Diagnostic, Related, Severity
+from lait_core.syntax.yaml.tree import ScalarNode
 
 CODE = "LAIT703"
 

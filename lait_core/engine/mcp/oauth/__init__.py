@@ -1,7 +1,7 @@
 """OAuth 2.1 sign-in for streamable-HTTP MCP servers (the MCP authorization spec, 2025-11-25).
 
-* :mod:`.settings` -- what ``mcp_servers.<name>.oauth`` asks for (pre-registered client, scopes).
-* :mod:`.store` -- where tokens and client registrations live: the OS keyring when a usable one
+* :mod:`.oauth_settings` -- what ``mcp_servers.<name>.oauth`` asks for (pre-registered client, scopes).
+* :mod:`.token_store` -- where tokens and client registrations live: the OS keyring when a usable one
   is installed, else one file per server under ``$XDG_DATA_HOME/lait/mcp-oauth/`` (mode 0600).
 * :mod:`.signin` -- who shows the authorization URL: the terminal, the editor (``lait_ls``), or
   nobody (headless runs fail at once with "sign in with `lait mcp login NAME`").

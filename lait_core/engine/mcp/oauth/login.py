@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lait_core.documents.models import McpServerConfig
+from lait_core.documents.document_models import McpServerConfig
+from lait_core.engine.llm.chat_types import ConfigurationError
 from lait_core.engine.mcp.oauth.signin import SignIn
-from lait_core.engine.mcp.oauth.store import TokenStore
-from lait_core.engine.models import ConfigurationError
+from lait_core.engine.mcp.oauth.token_store import TokenStore
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ scopes; refresh of an expired token.
 What lait adds:
 
 * Tokens, their expiry, the registered client and the discovered metadata are kept in the
-  :class:`~lait_core.engine.mcp.oauth.store.TokenStore`, so a later process refreshes an
+  :class:`~lait_core.engine.mcp.oauth.token_store.TokenStore`, so a later process refreshes an
   expired token at the right token endpoint without asking again; a ``401`` for a token lait
   holds is answered by one refresh before any new sign-in.
 * A pre-registered client (``oauth: {client_id, client_secret_env}``) is used as it is; its
@@ -26,7 +26,7 @@ What lait adds:
   connection, ends with an error instead of another round (no authorization loops).
 * The access token goes only on requests to the server's own URL (the SDK adds it to the MCP
   requests alone; lait's transport refuses redirects). Every token is remembered by
-  :mod:`lait_core.redact`. The SDK's auth logger gets a ``NullHandler`` (the CLI prints no
+  :mod:`lait_core.support.redact`. The SDK's auth logger gets a ``NullHandler`` (the CLI prints no
   logging), and lait-ls redacts its log.
 """
 
@@ -51,11 +51,11 @@ from mcp.shared.auth import (
 from pydantic import AnyUrl
 
 from lait_core import __version__
-from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.mcp_errors import McpError
 from lait_core.engine.mcp.oauth.callback import Callback, SignInCancelled
-from lait_core.engine.mcp.oauth.settings import OAuthSettings
+from lait_core.engine.mcp.oauth.oauth_settings import OAuthSettings
 from lait_core.engine.mcp.oauth.signin import SignIn, SignInFailed, SignInRequest, SignInRequired
-from lait_core.engine.mcp.oauth.store import TokenStore
+from lait_core.engine.mcp.oauth.token_store import TokenStore
 
 logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
 

@@ -20,7 +20,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO, runtime_checkable
 
-from lait_core.engine.mcp.errors import McpError
+from lait_core.engine.mcp.mcp_errors import McpError
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ class TerminalSignIn:
 
     @asynccontextmanager
     async def _flow(self, request: SignInRequest) -> AsyncIterator[None]:
-        from lait_core.redact import show_url
+        from lait_core.support.redact import show_url
 
         # Unredacted on the CLI's redacting stderr: the URL's query is the authorization request
         # itself (client_id, redirect_uri, state, PKCE challenge), no credential, and a masked URL
@@ -87,7 +87,7 @@ class TerminalSignIn:
 
 def presenter_of(interaction: object) -> SignIn | None:
     """The sign-in presenter an interaction offers (its ``sign_in_presenter()``), or None
-    (headless: :class:`~lait_core.engine.interaction.HeadlessInteraction`, ``lait serve``)."""
+    (headless: :class:`~lait_core.engine.run.interaction.HeadlessInteraction`, ``lait serve``)."""
     make = getattr(interaction, "sign_in_presenter", None)
     if not callable(make):
         return None

@@ -1,1 +1,0 @@
-"""Text -> located YAML tree; frontmatter split; positions in code points and UTF-16."""
