@@ -238,6 +238,7 @@ async def test_nested_block_keys(client: LanguageClient, tmp_path: Path) -> None
     assert labels(items) == [
         "args",
         "env",
+        "env_inherit",
         "cwd",
         "url",
         "headers",
