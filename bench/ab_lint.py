@@ -24,9 +24,14 @@ import sys
 import time
 from pathlib import Path
 
+PYCACHE = Path(__file__).resolve().parent / ".out" / "pycache"
 
-def run_once(tree: Path, args: list[str], cwd: Path) -> tuple[float, float]:
+
+def run_once(tree: Path, args: list[str], cwd: Path, bytecode_cache: bool = True) -> tuple[float, float]:
     env = dict(os.environ, PYTHONPATH=str(tree))
+    if bytecode_cache:  # as an installed lait runs: its modules compiled once (the untimed first run)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "lait_cli.main", *args],
@@ -52,17 +57,22 @@ def main() -> None:
     parser.add_argument("--b", type=Path, required=True, help="tree B (the candidate) for PYTHONPATH")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=Path, help="also write every run here")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="keep the environment's bytecode setting (with PYTHONDONTWRITEBYTECODE=1 each run compiles)",
+    )
     opts = parser.parse_args()
     trees = {"A": opts.a.resolve(), "B": opts.b.resolve()}
     project = opts.project.resolve()
     args = ["lint", "--no-config", str(project)]
     cwd = project.parent
     for tree in trees.values():  # warm the page cache, untimed
-        run_once(tree, args, cwd)
+        run_once(tree, args, cwd, not opts.no_bytecode_cache)
     runs: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
     for i in range(opts.runs):
         for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
-            runs[name].append(run_once(trees[name], args, cwd))
+            runs[name].append(run_once(trees[name], args, cwd, not opts.no_bytecode_cache))
     load = os.getloadavg()[0]
     summary: dict[str, dict[str, float]] = {}
     for name, values in runs.items():
