@@ -7,7 +7,8 @@ the chunk's reports and how many findings its baseline hid. Chunks come back in 
 output is byte for byte that of a serial run.
 
 Only Linux forks: a forked worker starts in about a millisecond with everything imported, where a
-spawned one would pay the interpreter's start-up and lait's imports again. Elsewhere, and below
+spawned one would pay the interpreter's start-up and lait's imports again; before forking, the parent
+also builds what every worker's first files would (:func:`_prepare`), so that is paid once. Elsewhere, and below
 :data:`MIN_FILES`, linting stays in the calling process. Workers never outlive the parent: the
 pool is shut down (and, when the lint is interrupted, its workers killed) on every exit path, and
 each worker asks the kernel for SIGKILL when its parent dies (``PR_SET_PDEATHSIG``), so a killed
@@ -83,6 +84,22 @@ def _start_worker() -> None:
     _die_with_parent()
 
 
+def _prepare() -> None:
+    """Do here, once, what each worker would otherwise do on its first files (about 50 ms of CPU
+    apiece: building the models' validators, the jq builtins table, the tree-sitter parser and the
+    modules a lint imports on first use); the forks inherit it."""
+    import importlib
+
+    from lait_core.documents.document_models import build_lint_validators
+    from lait_core.syntax import jq
+    from lait_core.syntax.yaml.parse import parse_yaml
+
+    build_lint_validators()
+    jq.prepare()
+    parse_yaml("{}\n")
+    importlib.import_module("lait_core.rules.agents.context_budget")  # an agent's lint imports it
+
+
 def _lint_chunk(paths: list[Path]) -> tuple[list[FileReport], int]:
     linter = _linter
     assert linter is not None, "a lint worker runs only in a fork of the parent"
@@ -101,6 +118,7 @@ def lint_in_pool(linter: Linter, paths: Sequence[Path], workers: int) -> Iterato
 
     global _linter, _parent
     _linter, _parent = linter, os.getpid()
+    _prepare()
     # Objects the parent made so far are never scanned again by the collector, in the parent or the
     # workers: a collection in a fresh fork would otherwise touch (and copy) every inherited page.
     gc.freeze()
