@@ -716,5 +716,7 @@ def build_lint_validators() -> None:
     built on its model's first validation, ~1 ms apiece and 16 ms for :class:`Workflow`): a parallel
     lint calls this before it forks, so its workers inherit them instead of each building its own
     (docs/performance.md, "What keeps lait lint fast")."""
-    for model in (Workflow, *STEP_KINDS.values(), AgentFrontmatter, InlineAgent, SkillFrontmatter):
+    models: list[type[BaseModel]] = [Workflow, *STEP_KINDS.values(), AgentFrontmatter, InlineAgent]
+    models.append(SkillFrontmatter)
+    for model in models:
         model.model_rebuild()
