@@ -5,7 +5,9 @@ most of lait-ls's start-up, and an editor waits for the answer to ``initialize``
 anything else. The answer only depends on the server's code and on what the client sent (its
 capabilities and initialization options), so the answer pygls computed is remembered in
 ``$XDG_CACHE_HOME/lait/ls/`` under a key of exactly those: the next start with the same code and
-the same client answers from there with the standard library alone, then imports the server, which
+the same client answers from there with the standard library alone. A first start (nothing
+remembered) answers from the description shipped with the package when the params fit it
+(:mod:`lait_ls.prebuilt_answer`, generated from the real server). Either way it then imports the server, which
 handles the same ``initialize`` as usual (the workspace, the settings) with its own answer checked
 against the early one and not sent twice (:class:`EarlyWriter`). A different answer replaces the
 remembered one (and is logged); any failure to read or write the cache only means no early answer.
@@ -63,6 +65,8 @@ class EarlyStart:
     key: str = ""
     answered: dict[str, Any] | None = None
     """The result sent early (None: not answered; pygls's answer goes out as usual)."""
+    prebuilt: bool = False
+    """The result sent was built (:mod:`lait_ls.prebuilt_answer`), nothing was remembered yet."""
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -226,7 +230,7 @@ def answer_early(stdin: BinaryIO, stdout: BinaryIO) -> EarlyStart | None:
     raw = header + body
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep for the decoder
         return EarlyStart(raw)
     if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
         return EarlyStart(raw)
@@ -236,13 +240,20 @@ def answer_early(stdin: BinaryIO, stdout: BinaryIO) -> EarlyStart | None:
     request_id = message["id"]
     key = cache_key(params)
     result = read_remembered(key)
+    prebuilt = False
+    if result is None:
+        from lait_ls.prebuilt_answer import build_answer
+
+        result = build_answer(message)
+        prebuilt = result is not None
     if result is not None:
         try:
             stdout.write(_frame({"jsonrpc": "2.0", "id": request_id, "result": result}))
             stdout.flush()
         except OSError:
             return EarlyStart(raw)
-    return EarlyStart(raw, request_id, key, result)
+        log.info("initialize answered early (%s)", "pre-built" if prebuilt else "remembered")
+    return EarlyStart(raw, request_id, key, result, prebuilt)
 
 
 class Writer(Protocol):
@@ -285,6 +296,16 @@ class EarlyWriter:
             remember(self.early.key, result)
             return False
         if result != self.early.answered:
-            log.warning("the remembered initialize answer was out of date; the next start sends the new one")
+            if self.early.prebuilt:
+                log.warning(
+                    "the pre-built initialize answer (lait_ls/prebuilt_initialize.json) was out of date;"
+                    " the next start sends the new one"
+                )
+            else:
+                log.warning(
+                    "the remembered initialize answer was out of date; the next start sends the new one"
+                )
             remember(self.early.key, result)
+        elif self.early.prebuilt:
+            remember(self.early.key, result)  # the next start reads it back without building
         return True

@@ -178,8 +178,9 @@ def build() -> LaitServer:
         ls.configure(params.initialization_options)
         run.configure_trust(ls, params.initialization_options)
         from lait_ls.features import pull_diagnostics
+        from lait_ls.prebuilt_answer import wants_pull
 
-        if pull_diagnostics.wants_pull(params.initialization_options):
+        if wants_pull(params.initialization_options):
             pull_diagnostics.enable(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)

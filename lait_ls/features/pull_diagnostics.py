@@ -20,7 +20,7 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
@@ -39,13 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("lait-ls")
 
 IDENTIFIER = "lait"
-
-
-def wants_pull(options: Any) -> bool:
-    if not isinstance(options, dict):
-        return False
-    lait = options.get("lait", options)
-    return isinstance(lait, dict) and lait.get("diagnostics") == "pull"
 
 
 def result_id(items: list[lsp.Diagnostic]) -> str:
