@@ -19,7 +19,8 @@ that load on the machine hits each the same:
   request is sent ahead at start-up (lait_cli.support.send_ahead); the same chat is also timed to its exit
   ("answered and exited": the server answers at once, so this is lait's own whole cost) and with
   ``LAIT_SEND_AHEAD=0`` (the first request sent by the engine, after every import). "chat in
-  examples/" is the same chat reading the example project's config (never sent ahead). The rows
+  examples/" is the same chat reading the example project's config (sent ahead from that config:
+  lait_core.engine.llm.ahead_config). The rows
   marked "1 s server" time the chat to its exit against a second server that answers one second
   after the request arrives: what a model's latency does to each path.
 

@@ -1,6 +1,6 @@
 """The ``lait`` console script. ``lait --version`` is answered here before typer and the command
 modules are imported (the start-up target is 100 ms). A single-shot chat's first request is sent
-ahead here when argv and the environment alone say what it is (:mod:`lait_cli.support.send_ahead`; target: it
+ahead here when argv, the environment and the config say what it is (:mod:`lait_cli.support.send_ahead`; target: it
 leaves within 250 ms). Everything else goes to :func:`lait_cli.main.main`."""
 
 from __future__ import annotations

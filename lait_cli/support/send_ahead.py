@@ -2,8 +2,8 @@
 httpx are imported (docs/decisions.md, "Command line").
 
 :func:`send_ahead_if_chat` runs first in the ``lait`` console script. It reads argv with a small
-table of the chat options whose effect on the first request it can compute from argv and the
-environment alone, and sends that request to the model server ahead of everything else
+table of the chat options whose effect on the first request it can compute from argv, the
+environment and the config files, and sends that request to the model server ahead of everything else
 (:mod:`lait_core.engine.llm.ahead`). Then the normal path runs in full -- typer parses argv, the config
 is loaded, the engine builds its request -- and the engine uses the held answer only when its own
 request is byte for byte the one sent ahead. So this module decides nothing about the run: a wrong
@@ -15,14 +15,15 @@ It sends nothing (and the normal path does everything, as before) unless all of 
   :data:`lait_cli.dispatch.CHAT_OPTIONS` marks for this module (read with the one argv scanner,
   :func:`lait_cli.dispatch.scan`), every value one that typer accepts;
 - no config file is in effect (``--no-config``, or neither a project ``lait.config.yml`` nor the
-  global file exists): then no alias, tool, MCP server, skill, system prompt, sampling default or
-  response cache can change the request. With a config file nothing is sent ahead (and nothing is
-  stored anywhere: docs/decisions.md, "Send-ahead");
+  global file exists), or every key of the files in effect that can change a plain chat's first
+  request is one :mod:`lait_core.engine.llm.ahead_config` reads fully (the alias, endpoint, key,
+  sampling defaults and system prompt; no tools, MCP servers, subagents, skills or response cache).
+  Nothing is stored anywhere (docs/decisions.md, "Command line");
 - the model is not the embedded one, and the endpoint is plain ``http://`` on this machine
   (:func:`lait_core.engine.llm.ahead.send_ahead` checks that, and ``LAIT_SEND_AHEAD=0``).
 
-Standard library only (and lait's standard-library-only modules): this is what the 250 ms budget
-pays for.
+Standard library only (and lait's standard-library-only modules; with a config file, lait's YAML
+reader): this is what the 250 ms budget pays for.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from lait_cli.dispatch import CHAT_OPTIONS, Token, chat_arity, scan
 
 if TYPE_CHECKING:
     from lait_core.engine.llm.chat_types import Sampling
+
 
 EMBEDDED_ALIAS = "embedded"
 """The built-in model (``lait_core.engine.embedded.locate.BUILTIN_ALIAS``; a test keeps them equal):
@@ -140,13 +142,14 @@ def _count(text: str | None) -> int | None:
 
 
 def _config_files(chat: QuickChat) -> list[Path]:
-    """The config files the normal path will read (none with ``--no-config``)."""
+    """The config files the normal path will read, lowest first: the global file, then the
+    project's (none with ``--no-config``)."""
     if "no_config" in chat.flags:
         return []
     from lait_core.documents.config_discovery import ConfigError, find_project_config, global_config_path
 
     try:
-        found = [find_project_config(Path.cwd()), global_config_path()]
+        found = [global_config_path(), find_project_config(Path.cwd())]
         return [path for path in found if path is not None and path.is_file()]
     except (ConfigError, OSError):
         raise NotQuick("config discovery failed") from None
@@ -190,24 +193,48 @@ def first_request(chat: QuickChat) -> Request:
     if model is not None and (not model.strip() or model == EMBEDDED_ALIAS):
         raise NotQuick("an empty model name, or the embedded model")
     sampling = _sampling(chat)
+    base_url = _value(chat, "base_url")
+    api_key = _value(chat, "api_key")
+    system = chat.values.get("system")
     if files:
-        raise NotQuick("a config file is in effect")
-    if model is None:
-        raise NotQuick("no model")
-    from lait_core.engine.llm.chat_types import ChatRequest, system_message, user_message
-    from lait_core.engine.llm.wire import DEFAULT_BASE_URL
+        from lait_core.engine.llm.ahead_config import NotUnderstood, read_chat_config, resolve
 
-    base_url = (_value(chat, "base_url") or DEFAULT_BASE_URL).rstrip("/")
-    if not base_url:
-        raise NotQuick("empty base URL")
+        try:
+            target = resolve(
+                read_chat_config(files),
+                model=model,
+                base_url=base_url,
+                api_key=api_key,
+                sampling=sampling,
+                system=system,
+                system_given="system" in chat.values,
+            )
+        except NotUnderstood as exc:
+            raise NotQuick(f"the config: {exc}") from None
+        base_url, api_key, model, sampling, system = (
+            target.base_url,
+            target.api_key,
+            target.model_id,
+            target.sampling,
+            target.system,
+        )
+    else:
+        if model is None:
+            raise NotQuick("no model")
+        from lait_core.engine.llm.wire import DEFAULT_BASE_URL
+
+        base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        if not base_url:
+            raise NotQuick("empty base URL")
+    from lait_core.engine.llm.chat_types import ChatRequest, system_message, user_message
+
     prompt = _prompt(chat)
-    system = chat.values.get("system") or None
     messages = [system_message(system)] if system else []
     messages.append(user_message(prompt))
     stream = "stream" in chat.flags
     include_usage = "show_usage" in chat.flags and "quiet" not in chat.flags
     request = ChatRequest(messages, sampling=sampling, stream=stream, include_usage=include_usage)
-    return base_url, _value(chat, "api_key"), request.body(model)
+    return base_url, api_key, request.body(model)
 
 
 def send_ahead_if_chat(argv: list[str]) -> bool:

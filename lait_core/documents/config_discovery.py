@@ -1,7 +1,7 @@
 """Where lait.config.yml files are: the project file found by walking upward, and the global file.
 
-Standard library only: the send-ahead path (:mod:`lait_cli.support.send_ahead`) checks at start-up that no
-config file is in effect, the same way :func:`lait_core.documents.config_file.load_config` finds them.
+Standard library only: the send-ahead path (:mod:`lait_cli.support.send_ahead`) finds at start-up the
+config files in effect, the same way :func:`lait_core.documents.config_file.load_config` finds them.
 """
 
 from __future__ import annotations

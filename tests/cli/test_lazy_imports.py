@@ -204,6 +204,26 @@ def test_the_send_ahead_path_imports_no_framework(tmp_path: Path, lait_env: dict
     assert not [m for m in modules if m.startswith("lait_cli.") and m not in SEND_AHEAD_MODULES]
 
 
+def test_the_send_ahead_path_reads_a_config_without_pydantic(
+    tmp_path: Path, lait_env: dict[str, str]
+) -> None:
+    """With the example project's config, the send-ahead path reads the config with lait's YAML
+    reader (lait_core.engine.llm.ahead_config), never the config models: no typer/click, pydantic,
+    asyncio or httpx before the request leaves."""
+    env = {k: v for k, v in lait_env.items() if not k.startswith(("OPENAI_", "LLM_"))}
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    with ScriptedOpenAIServer() as server:
+        args = ["--base-url", server.url, "--model", "m", "hi"]
+        modules = _send_ahead_modules(args, tmp_path / "examples", env)
+        assert len(server.requests) == 1
+    roots = {name.split(".")[0] for name in modules}
+    assert not roots & {"typer", "click", "pydantic", "pydantic_core", "asyncio", "httpx", "httpcore", "h11"}
+    assert not roots & {"ruamel", "rich", "prompt_toolkit", *HEAVY}
+    assert "lait_core.engine.llm.ahead_config" in modules
+    assert not {"lait_core.documents.document_models", "lait_core.documents.config_file"} & modules
+    assert not [m for m in modules if m.startswith("lait_cli.") and m not in SEND_AHEAD_MODULES]
+
+
 SEND_AHEAD_MODULES = {
     "lait_cli.support",  # the package of the helpers below (its docstring only)
     "lait_cli.support.send_ahead",

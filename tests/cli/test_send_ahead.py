@@ -19,6 +19,7 @@ import pytest
 from lait_cli.command_table import COMMANDS
 from lait_cli.dispatch import CHAT_OPTIONS, CHAT_VALUE_OPTIONS
 from lait_cli.support.send_ahead import EMBEDDED_ALIAS, FLAGS, VALUE_OPTIONS, NotQuick, parse
+from lait_core.engine.llm import ahead_config
 from tests.cli.conftest import Run
 from tests.peers.openai_server import Recorded, ScriptedOpenAIServer, error, text
 
@@ -146,7 +147,7 @@ NOT_AHEAD: list[tuple[str, list[str]]] = [
     ("--json", ["--no-config", "--model", "m", "--json", "hi"]),
     ("--cache", ["--no-config", "--model", "m", "--cache", "hi"]),
     ("--file", ["--no-config", "--model", "m", "--file", "notes.txt", "hi"]),
-    ("a config file", ["--model", "m", "hi"]),
+    ("--config", ["--config", "lait.config.yml", "--model", "m", "hi"]),
 ]
 
 
@@ -155,7 +156,7 @@ def test_nothing_is_sent_ahead_outside_what_argv_and_the_environment_decide(
     name: str, args: list[str], tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
 ) -> None:
     (tmp_path / "notes.txt").write_text("notes", encoding="utf-8")
-    if name == "a config file":
+    if name == "--config":
         (tmp_path / "lait.config.yml").write_text("default:\n  system: from the config\n", encoding="utf-8")
     server.push(text("ok"))
     run = entry(["--base-url", server.url, *args], tmp_path, env)
@@ -216,7 +217,7 @@ def test_the_table_matches_the_chat_commands_options() -> None:
         param = options[option]
         assert getattr(param, "is_flag", False) or getattr(param, "count", False), option
         assert param.envvar is None, option
-    assert EMBEDDED_ALIAS == BUILTIN_ALIAS
+    assert EMBEDDED_ALIAS == ahead_config.EMBEDDED_ALIAS == BUILTIN_ALIAS
 
 
 def test_the_one_declaration_of_chat_options_is_the_chat_commands() -> None:
@@ -295,7 +296,7 @@ def test_with_a_config_each_chat_goes_to_the_endpoint_the_config_names_now(
             run = entry([prompt], project, env)
             assert (run.returncode, run.stdout) == (0, f"answer to {prompt}\n"), run.stderr
             sent = one_request(target, before)
-            assert sent.headers["connection"] == "keep-alive"  # sent by the engine, not ahead
+            assert sent.headers["connection"] == "close"  # sent ahead, from the config as it is now
             assert sent.headers["authorization"] == "Bearer sk-config-canary"
             assert sent.body["messages"][-1] == {"role": "user", "content": prompt}
             assert len(elsewhere.requests) == before_elsewhere
@@ -353,3 +354,202 @@ def test_a_chat_with_tools_is_never_remembered(
         assert run.returncode == 0, run.stderr
         assert one_request(server, number).headers["connection"] == "keep-alive"
     assert not (tmp_path / "_cache" / "lait" / "ahead").exists()
+
+
+# -- with a config file: the first request computed from the config (lait_core.engine.llm.ahead_config)
+def both_ways(
+    argv: list[str], cwd: Path, env: dict[str, str], server: ScriptedOpenAIServer, item: dict[str, Any]
+) -> dict[str, tuple[Run, list[Recorded]]]:
+    """The chat run as is and with ``LAIT_SEND_AHEAD=0``: each run and the requests it made."""
+    runs: dict[str, tuple[Run, list[Recorded]]] = {}
+    for mode, switch in (("ahead", {}), ("normal", {"LAIT_SEND_AHEAD": "0"})):
+        before = len(server.requests)
+        server.push(item)
+        run = entry(argv, cwd, {**env, **switch})
+        runs[mode] = (run, server.requests[before:])
+        server.clear()  # an item no request took (a rejected config) is not the next run's
+    return runs
+
+
+def same_run(runs: dict[str, tuple[Run, list[Recorded]]]) -> None:
+    (ahead_run, _), (normal_run, _) = runs["ahead"], runs["normal"]
+    assert (ahead_run.returncode, ahead_run.stdout, ahead_run.stderr) == (
+        normal_run.returncode,
+        normal_run.stdout,
+        normal_run.stderr,
+    )
+
+
+CONFIG_CASES: list[tuple[str, str, str, list[str], str, dict[str, Any], dict[str, str]]] = [
+    (
+        "an alias: its endpoint and key from ./.env, its max tokens; default temperature and system",
+        "",
+        "models:\n"
+        "  local:\n"
+        "    - provider: {base_url: '${AHEAD_URL}', api_key: '${AHEAD_KEY}'}\n"
+        "      model_id: qwen-test\n"
+        "      default_max_tokens: 64\n"
+        "default:\n  model: local\n  temperature: 0.25\n  system: You are terse.\n"
+        "mcp_servers:\n  notes: {command: 'true'}\n"
+        "tool_policy:\n  deny: ['*delete*']\n",
+        ["hi"],
+        "AHEAD_URL={url}/\nAHEAD_KEY=sk-dotenv-canary\n",
+        {
+            "model": "qwen-test",
+            "temperature": 0.25,
+            "max_completion_tokens": 64,
+            "messages": [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}],
+        },
+        {"authorization": "Bearer sk-dotenv-canary"},
+    ),
+    (
+        "the global file under the project's; options over both",
+        "base_url: {url}\napi_key: sk-global-canary\ndefault:\n  system: from the global file\n  top_p: 0.5\n",
+        "default:\n  model: raw-model\n  temperature: 1\n  reasoning_effort: low\n",
+        ["--temperature", "0.75", "--max-tokens", "9", "--stream", "hi"],
+        "",
+        {
+            "model": "raw-model",
+            "temperature": 0.75,
+            "top_p": 0.5,
+            "max_completion_tokens": 9,
+            "reasoning_effort": "low",
+            "stream": True,
+            "messages": [
+                {"role": "system", "content": "from the global file"},
+                {"role": "user", "content": "hi"},
+            ],
+        },
+        {"authorization": "Bearer sk-global-canary"},
+    ),
+    (
+        "--base-url, --api-key and an empty --system over the config's",
+        "",
+        "base_url: http://127.0.0.1:9/v1\napi_key: sk-never-sent\n"
+        "models:\n  local:\n    - provider: {base_url: 'http://127.0.0.1:9/v1'}\n      model_id: qwen-x\n"
+        "      default_temperature: 0.5\n"
+        "default:\n  model: local\n  system: not this one\n",
+        ["--base-url", "{url}", "--api-key", "sk-option-canary", "--system", "", "hi"],
+        "",
+        {"model": "qwen-x", "temperature": 0.5, "messages": [{"role": "user", "content": "hi"}]},
+        {"authorization": "Bearer sk-option-canary"},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "global_config", "config", "args", "dotenv", "expected", "headers"),
+    CONFIG_CASES,
+    ids=[c[0].split(":")[0] for c in CONFIG_CASES],
+)
+def test_a_chat_with_a_config_sends_the_configs_request_ahead(
+    name: str,
+    global_config: str,
+    config: str,
+    args: list[str],
+    dotenv: str,
+    expected: dict[str, Any],
+    headers: dict[str, str],
+    tmp_path: Path,
+    lait_env: dict[str, str],
+    env: dict[str, str],
+    server: ScriptedOpenAIServer,
+) -> None:
+    """The request that arrives carries what the config says (the alias's model id, endpoint, key
+    and defaults, ``default:``'s sampling and system prompt, ``${VAR}`` from ./.env); it is the
+    request the engine builds, whose answer the engine uses; nothing is stored."""
+    project = tmp_path / "project"
+    project.mkdir()
+    url = server.url
+    (project / "lait.config.yml").write_text(config, encoding="utf-8")
+    if dotenv:
+        (project / ".env").write_text(dotenv.format(url=url), encoding="utf-8")
+    if global_config:
+        folder = Path(lait_env["XDG_CONFIG_HOME"]) / "lait"
+        folder.mkdir(parents=True)
+        (folder / "config.yml").write_text(global_config.format(url=url), encoding="utf-8")
+    cache = tmp_path / "_cache"
+    env = {**env, "XDG_CACHE_HOME": str(cache)}
+    argv = [arg.format(url=url) for arg in args]
+    reply = text("ok") if "--stream" not in argv else text("streamed")
+    runs = both_ways(argv, project, env, server, reply)
+    same_run(runs)
+    (run, [ahead]), (_, [normal]) = runs["ahead"], runs["normal"]
+    assert run.returncode == 0, run.stderr
+    assert ahead.headers.get("connection") == "close"  # sent ahead, and its answer used
+    assert normal.headers.get("connection") == "keep-alive"
+    assert ahead.body == normal.body
+    assert {k: v for k, v in ahead.body.items() if k in expected} == expected
+    assert {h: ahead.headers.get(h) for h in headers} == headers
+    assert {h: ahead.headers.get(h) for h in SAME_HEADERS} == {h: normal.headers.get(h) for h in SAME_HEADERS}
+    assert not cache.exists() or not any(cache.rglob("*"))
+    assert "canary" not in run.stdout + run.stderr
+
+
+NOT_UNDERSTOOD: list[tuple[str, str]] = [
+    ("tools", "default:\n  model: m\n  tools: [echo]\ntools:\n  echo: {command: [echo, hi]}\n"),
+    ("skills", "default:\n  model: m\n  skills: [notes]\nskills:\n  notes: skills/notes\n"),
+    ("the response cache", "default:\n  model: m\n  cache: true\n"),
+    (
+        "fallback entries",
+        "models:\n  m:\n    - {provider: {base_url: '{url}'}, model_id: a}\n"
+        "    - {provider: {base_url: '{url}'}, model_id: b}\ndefault:\n  model: m\n",
+    ),
+    ("a key command", "api_key_cmd: [echo, sk-command]\ndefault:\n  model: m\n"),
+    ("the embedded model", "default:\n  model: embedded\n"),
+    ("an unset variable", "base_url: '${AHEAD_UNSET_VARIABLE}'\ndefault:\n  model: m\n"),
+    ("an unknown key", "default:\n  model: m\nbogus: 1\n"),
+    ("a key of another type", "default:\n  model: m\n  temperature: '0.5'\n"),
+    ("a YAML error", "default:\n  model: [m\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "config"), NOT_UNDERSTOOD, ids=[c[0] for c in NOT_UNDERSTOOD])
+def test_a_config_send_ahead_does_not_read_fully_sends_nothing_ahead(
+    name: str, config: str, tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    """Anything of the config that could change the request beyond what the send-ahead path reads
+    (or that the full path rejects for its YAML or types): the engine alone sends, and the run is
+    the same with LAIT_SEND_AHEAD=0 (exit code and output too, when the config is rejected)."""
+    (tmp_path / "lait.config.yml").write_text(config.replace("{url}", server.url), encoding="utf-8")
+    runs = both_ways(
+        ["--base-url", server.url, "hi"] if "base_url" not in config else ["hi"],
+        tmp_path,
+        env,
+        server,
+        text("ok"),
+    )
+    same_run(runs)
+    for _, requests in runs.values():
+        assert all(r.headers.get("connection") == "keep-alive" for r in requests), name
+
+
+REJECTED: list[tuple[str, str]] = [
+    ("an MCP server's unknown key", "mcp_servers:\n  notes: {command: 'true', bogus: 1}\n"),
+    ("a bad shell tool", "tools:\n  grep: {command: 7}\n"),
+    (
+        "a model entry's bad pricing",
+        "models:\n  other:\n    - {provider: {base_url: '{url}'}, model_id: o, pricing: cheap}\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "extra"), REJECTED, ids=[c[0] for c in REJECTED])
+def test_a_config_the_full_path_rejects_never_changes_the_answer_or_exit_code(
+    name: str, extra: str, tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+) -> None:
+    """Sections a plain chat does not read are checked for their kind only, so a request may leave
+    ahead for a config the full path then rejects: it went to the endpoint the config names (and
+    nowhere else), and the run exits 3 with the config's errors as without send-ahead."""
+    with ScriptedOpenAIServer() as other:
+        config = f"base_url: {server.url}\napi_key: sk-rejected-canary\ndefault:\n  model: m\n" + extra
+        (tmp_path / "lait.config.yml").write_text(config.replace("{url}", other.url), encoding="utf-8")
+        runs = both_ways(["hi"], tmp_path, env, server, text("never shown"))
+        same_run(runs)
+        run = runs["ahead"][0]
+        assert run.returncode == 3, run.stderr
+        assert "never shown" not in run.stdout
+        # at most the one request sent ahead (the engine sends none): to the config's endpoint
+        assert [r.headers.get("connection") for r in server.requests] in ([], ["close"])
+        assert other.requests == []
+        assert "canary" not in run.stdout + run.stderr

@@ -2,8 +2,8 @@
 chat's first request leaves lait within 250 ms of process start).
 
 A single-shot chat spends most of its start-up importing what it needs to *read* an answer (typer,
-pydantic, asyncio, httpx). When :mod:`lait_cli.support.send_ahead` can tell from argv and the environment alone
-what the first request will be, it calls :func:`send_ahead`, which writes that request to a plain
+pydantic, asyncio, httpx). When :mod:`lait_cli.support.send_ahead` can tell from argv, the environment and the
+config what the first request will be, it calls :func:`send_ahead`, which writes that request to a plain
 socket, so the model server starts on it while lait finishes starting. The connection is then held
 here, unread. When the engine is about to send its first request, it asks
 :func:`lait_core.engine.llm.ahead_response.adopt` for the held answer: that is used only when the
