@@ -16,7 +16,8 @@ it against schemas/workflow.json). Timed from just before the spawn:
 
 lait-ls answers ``initialize`` from the answer its previous start with the same code and client
 remembered (lait_ls/early_initialize.py); ``--cold`` gives every lait-ls start an empty cache (the
-first start after an install or an upgrade).
+first start after an install or an upgrade), which answers from the description shipped with the
+package (lait_ls/prebuilt_answer.py).
 
 Prints the median (min) of each, lait-ls / yaml-language-server, and the targets: lait-ls's first
 diagnostics within 1.5 s, its ``initialize`` within 1.0x the peer's. Exit status 1 when one is missed.

@@ -33,7 +33,9 @@ DESCRIPTION = Path(__file__).with_name("prebuilt_initialize.json")
 FORMAT = 1
 MAX_DESCRIPTION = 4 * 1024 * 1024
 """The description is read bounded."""
-LSP_INT_MIN = -(2**31)
+LSP_INT_MIN = 0
+"""Integers fit from 0 (lsprotocol checks LSP's uinteger fields from 0, its integer ones from -2**31;
+the schema does not say which is which, so a negative one is answered late)."""
 LSP_INT_MAX = 2**31 - 1
 MAX_DEPTH = 64
 """Deeper params are answered late (the walk stays bounded)."""
@@ -256,6 +258,8 @@ def build_answer(message: dict[str, Any], description: dict[str, Any] | None = N
         return None
     request_id = message.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return None
+    if isinstance(request_id, int) and not LSP_INT_MIN <= request_id <= LSP_INT_MAX:
         return None
     params = message.get("params")
     schema = description.get("schema")

@@ -155,6 +155,7 @@ MISFITS: list[tuple[Any, Any]] = [
     ({}, 1),
     ({"capabilities": {}, "processId": "x"}, 1),
     ({"capabilities": {}, "processId": 2**40}, 1),
+    ({"capabilities": {}, "processId": -1}, 1),
     ({"capabilities": {}, "trace": "bogus"}, 1),
     ({"capabilities": {"textDocument": {"rename": {"prepareSupport": "yes"}}}}, 1),
     ({"capabilities": {"workspace": {"fileOperations": {"didRename": 1}}}}, 1),
@@ -168,6 +169,7 @@ MISFITS: list[tuple[Any, Any]] = [
     ({"capabilities": {}}, True),
     ({"capabilities": {}}, None),
     ({"capabilities": {}}, 1.5),
+    ({"capabilities": {}}, -3),
 ]
 
 
@@ -252,8 +254,15 @@ def test_another_installed_version_or_an_unknown_variable_means_no_answer(tmp_pa
 def test_what_pygls_does_with_the_misfits_is_not_all_success() -> None:
     """The misfits are not only cautious: pygls rejects several of them (so an early answer there
     would have been wrong)."""
-    rejected = [MISFITS[i] for i in (0, 1, 2, 4)]  # capabilities 5, none, processId "x", trace "bogus"
-    outcomes = [pygls_answer(message(params, request_id)) for params, request_id in rejected]
+    rejected: list[Any] = [
+        {"capabilities": 5},
+        {},
+        {"capabilities": {}, "processId": "x"},
+        {"capabilities": {}, "trace": "bogus"},
+        {"capabilities": {}, "initializationOptions": {"debounce": 10**400}},  # lait's handler fails
+    ]
+    assert all((params, 1) in MISFITS for params in rejected)
+    outcomes = [pygls_answer(message(params)) for params in rejected]
     assert all(not any("result" in m for m in sent) for sent in outcomes)
 
 
