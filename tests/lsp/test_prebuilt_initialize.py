@@ -89,6 +89,21 @@ def test_recorded_clients_get_pygls_answer_for_every_kind_of_options(name: str) 
         assert build_answer(message(params)) is None
 
 
+OWN = Path(__file__).with_name("clients")
+"""What lait's own editor integrations send (recorded by starting each, as a user would, with a
+server that writes down the first message): code-server 1.100.3 with the packaged extension
+(pull mode, inlay hint settings), Neovim 0.11.4 with editors/neovim/lait.lua, Emacs 28.2 with
+eglot 1.9 (tests/editors/eglot.el's set-up). Paths and the process id replaced."""
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in OWN.glob("*.json")))
+def test_lait_editor_integrations_get_pygls_answer(name: str) -> None:
+    params = json.loads((OWN / name).read_text(encoding="utf-8"))["params"]
+    assert_same(params)
+    for options in OPTIONS:
+        assert_same({**params, "initializationOptions": options})
+
+
 def test_pytest_lsp_default_client_gets_pygls_answer() -> None:
     from lsprotocol.converters import get_converter
     from pytest_lsp import client_capabilities
