@@ -104,7 +104,9 @@ def lint(
         raise fail("--jobs must be at least 1", 2)
     workers = jobs if jobs is not None else available_cores()
     try:
-        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline, jobs=workers))
+        linter = Linter(
+            LintOptions(mode, config, selection=selection, baseline=baseline, jobs=workers, batch=True)
+        )
     except BaselineError as exc:
         raise fail(str(exc), 2) from None
     if fix:
@@ -113,7 +115,9 @@ def lint(
             fix_files(linter, files, only_lait_files=only_lait_files, unsafe=unsafe_fixes)
         except ConfigError as exc:
             raise fail(str(exc), 3) from None
-        linter = Linter(LintOptions(mode, config, selection=selection, baseline=baseline, jobs=workers))
+        linter = Linter(
+            LintOptions(mode, config, selection=selection, baseline=baseline, jobs=workers, batch=True)
+        )
     try:
         files = [p for p in paths if p != "-"]
         result = linter.lint_paths(files, only_lait_files=only_lait_files) if files else LintResult()

@@ -46,7 +46,7 @@ from lait_core.lint.workspace import Workspace, canonical
 from lait_core.rules.capabilities.names_not_checked import SkipTracker, skipped_diagnostic
 from lait_core.rules.files.unknown_file_type import CODE as UNKNOWN_FILE_TYPE
 from lait_core.rules.files.unreadable_file import CODE as UNREADABLE_FILE
-from lait_core.support.gcpause import paused_gc
+from lait_core.support.gcpause import freeze_survivors, paused_gc
 from lait_core.syntax.bounded_read import Loaded, read_source
 from lait_core.syntax.diagnostics import Diagnostic, Severity
 from lait_core.syntax.positions import ZERO
@@ -63,6 +63,9 @@ class LintOptions:
     """`--baseline FILE` (instead of a config's `lint.baseline`)."""
     jobs: int = 1
     """Processes that may lint files at once (`lait lint --jobs`); see :mod:`lait_core.lint.parallel`."""
+    batch: bool = False
+    """A one-shot run over many files (`lait lint`): what each file's lint leaves is frozen for the
+    garbage collector (:func:`lait_core.support.gcpause.freeze_survivors`)."""
 
 
 @dataclass(slots=True)
@@ -312,6 +315,12 @@ class Linter:
             return FileReport(display, [])  # reported once, by config_reports()
         return FileReport(display, self.lint_text(loaded.text, path, kind))
 
+    def lint_file_of_batch(self, path: Path) -> FileReport:
+        """:meth:`lint_file`, then what it left frozen for the collector (``LintOptions.batch``)."""
+        report = self.lint_file(path)
+        freeze_survivors()
+        return report
+
     def is_lait_file(self, path: Path) -> bool:
         """Whether ``path`` is a lait file by content (see :func:`lait_kind`); for `--only-lait-files`."""
         loaded = (self.reader or read_source)(path)
@@ -363,6 +372,8 @@ class Linter:
         from lait_core.lint.parallel import worker_count
 
         workers = worker_count(len(paths), self.options.jobs) if lint_file is None else 1
+        if workers == 1 and lint_file is None and self.options.batch:
+            return [self.lint_file_of_batch(path) for path in paths]
         if workers == 1:
             return [(lint_file or self.lint_file)(path) for path in paths]
         from lait_core.lint.parallel import lint_in_pool

@@ -104,7 +104,8 @@ def _lint_chunk(paths: list[Path]) -> tuple[list[FileReport], int]:
     linter = _linter
     assert linter is not None, "a lint worker runs only in a fork of the parent"
     before = linter.baselined
-    reports = [linter.lint_file(path) for path in paths]
+    lint = linter.lint_file_of_batch if linter.options.batch else linter.lint_file
+    reports = [lint(path) for path in paths]
     return reports, linter.baselined - before
 
 

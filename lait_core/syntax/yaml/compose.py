@@ -147,6 +147,7 @@ class Composer:
         bad_key: Callable[[Node], None],
         duplicate_key: Callable[[Any, Node, Node], None],
         max_depth: int,
+        open_nodes: list[Node] | None = None,
     ) -> None:
         self.src = src
         self.text = src.text
@@ -160,7 +161,7 @@ class Composer:
         """Reports a key that is not a scalar (the pair is dropped)."""
         self.duplicate_key = duplicate_key
         """Reports ``(key, key node, first key node)`` for a repeated key (the first pair is kept)."""
-        self.open: list[Node] = []
+        self.open: list[Node] = [] if open_nodes is None else open_nodes
         """The collections being composed (an alias to one of them is a cycle)."""
         self.max_depth = max_depth
         self.handles: dict[str, str] = dict(_DEFAULT_HANDLES)

@@ -128,29 +128,32 @@ TAB_MESSAGE = "tab character where YAML expects spaces; indent with spaces"
 
 def _relocated_copy(target: Node, start: int, end: int, use: Range, budget: list[int]) -> Node | None:
     """A deep copy of ``target`` whose every node is located at the alias use."""
-
-    def make(node: Node) -> Node:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _BudgetExceeded
-        if isinstance(node, ScalarNode):
-            return ScalarNode(start, end, use, None, value=node.value, style=node.style)
-        if isinstance(node, SequenceNode):
-            return SequenceNode(start, end, use, None, items=[make(i) for i in node.items], flow=node.flow)
-        assert isinstance(node, MappingNode)
-        return MappingNode(
-            start, end, use, None, pairs=[(make(k), make(v)) for k, v in node.pairs], flow=node.flow
-        )
-
     saved = budget[0]
     try:
-        return make(target)
+        return _copy_at(target, start, end, use, budget)
     except _BudgetExceeded:
         budget[0] = min(saved, 0)
         return None
     except RecursionError:
         budget[0] = min(saved, 0)
         return None
+
+
+def _copy_at(node: Node, start: int, end: int, use: Range, budget: list[int]) -> Node:
+    # a module function, not a closure over itself: that would be a reference cycle per alias
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _BudgetExceeded
+    if isinstance(node, ScalarNode):
+        return ScalarNode(start, end, use, None, value=node.value, style=node.style)
+    if isinstance(node, SequenceNode):
+        items = [_copy_at(i, start, end, use, budget) for i in node.items]
+        return SequenceNode(start, end, use, None, items=items, flow=node.flow)
+    assert isinstance(node, MappingNode)
+    pairs = [
+        (_copy_at(k, start, end, use, budget), _copy_at(v, start, end, use, budget)) for k, v in node.pairs
+    ]
+    return MappingNode(start, end, use, None, pairs=pairs, flow=node.flow)
 
 
 class _BudgetExceeded(Exception):

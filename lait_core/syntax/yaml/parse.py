@@ -208,13 +208,16 @@ def _second_document_range(document: Any, composer: Composer) -> Range:
 
 def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagnostic]) -> Composer:
     document = DocumentBuilder(src, path, problems)
-    composer: Composer
+    open_nodes: list[Node] = []
+    # The callbacks hold the composer's list of open collections, not the composer: a closure over
+    # the composer would make it, the builder and the text a reference cycle, garbage that only the
+    # cyclic collector frees (a collection after every parse, see lait_core.support.gcpause).
 
     def apply_tag(tag: str, raw: str, start: int, end: int) -> Any:
         return document.tagged(tag, raw, src.range(start, end))
 
     def alias(name: str, start: int, end: int) -> Node:
-        return document.alias(name, start, end, src.range(start, end), composer.open)
+        return document.alias(name, start, end, src.range(start, end), open_nodes)
 
     kind_ids = kinds(_tree_sitter_parser().language)
     composer = Composer(
@@ -228,6 +231,7 @@ def _composer(src: SourceText, offsets: Offsets, path: str, problems: list[Diagn
         document.bad_key,
         document.duplicate_key,
         MAX_DEPTH,
+        open_nodes,
     )
     return composer
 
@@ -330,4 +334,4 @@ def _libyaml_error(text: str) -> Exception | None:
             elif name == "StreamEndEvent":
                 return None
     except Exception as exc:  # libyaml/ruamel errors of every kind
-        return exc
+        return exc.with_traceback(None)  # its frames would hold it in a reference cycle
