@@ -208,8 +208,8 @@ def test_the_send_ahead_path_reads_a_config_without_pydantic(
     tmp_path: Path, lait_env: dict[str, str]
 ) -> None:
     """With the example project's config, the send-ahead path reads the config with lait's YAML
-    reader (lait_core.engine.llm.ahead_config), never the config models: no typer/click, pydantic,
-    asyncio or httpx before the request leaves."""
+    subset reader (lait_core.engine.llm.ahead_config), never the config models or the full YAML
+    reader: no typer/click, pydantic, asyncio, httpx or tree-sitter before the request leaves."""
     env = {k: v for k, v in lait_env.items() if not k.startswith(("OPENAI_", "LLM_"))}
     shutil.copytree(EXAMPLES, tmp_path / "examples")
     with ScriptedOpenAIServer() as server:
@@ -218,8 +218,9 @@ def test_the_send_ahead_path_reads_a_config_without_pydantic(
         assert len(server.requests) == 1
     roots = {name.split(".")[0] for name in modules}
     assert not roots & {"typer", "click", "pydantic", "pydantic_core", "asyncio", "httpx", "httpcore", "h11"}
-    assert not roots & {"ruamel", "rich", "prompt_toolkit", *HEAVY}
+    assert not roots & {"ruamel", "tree_sitter", "tree_sitter_yaml", "rich", "prompt_toolkit", *HEAVY}
     assert "lait_core.engine.llm.ahead_config" in modules
+    assert "lait_core.syntax.yaml.parse" not in modules  # the example config is plain YAML
     assert not {"lait_core.documents.document_models", "lait_core.documents.config_file"} & modules
     assert not [m for m in modules if m.startswith("lait_cli.") and m not in SEND_AHEAD_MODULES]
 

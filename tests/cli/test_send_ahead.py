@@ -423,6 +423,19 @@ CONFIG_CASES: list[tuple[str, str, str, list[str], str, dict[str, Any], dict[str
         {"authorization": "Bearer sk-global-canary"},
     ),
     (
+        "YAML beyond the subset reader: an anchor, a folded system prompt",
+        "",
+        "base_url: {url}\ndefault:\n  model: &m raw-model\n  system: >\n    folded\n    text\n"
+        "prompts:\n  p: {template: x, model: *m}\n",
+        ["hi"],
+        "",
+        {
+            "model": "raw-model",
+            "messages": [{"role": "system", "content": "folded text\n"}, {"role": "user", "content": "hi"}],
+        },
+        {},
+    ),
+    (
         "--base-url, --api-key and an empty --system over the config's",
         "",
         "base_url: http://127.0.0.1:9/v1\napi_key: sk-never-sent\n"
@@ -461,7 +474,7 @@ def test_a_chat_with_a_config_sends_the_configs_request_ahead(
     project = tmp_path / "project"
     project.mkdir()
     url = server.url
-    (project / "lait.config.yml").write_text(config, encoding="utf-8")
+    (project / "lait.config.yml").write_text(config.replace("{url}", url), encoding="utf-8")
     if dotenv:
         (project / ".env").write_text(dotenv.format(url=url), encoding="utf-8")
     if global_config:

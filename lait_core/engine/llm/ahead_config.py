@@ -5,9 +5,10 @@ in a project with a ``lait.config.yml`` is sent ahead too (docs/decisions.md, "S
 in effect, that request also depends on the config: the model alias and its endpoint and key, the
 top-level ``base_url`` and ``api_key`` (``${VAR}`` expanded from the environment, ``./.env``
 included), the sampling defaults of the alias and of ``default:``, and ``default.system``.
-:func:`read_chat_config` reads the files with lait's own YAML reader
-(:func:`lait_core.syntax.yaml.parse.parse_yaml`, the one the config loader uses, so every scalar
-means the same), merges them as :func:`lait_core.documents.config_file.merge` does, and
+:func:`read_chat_config` reads the files with lait's YAML subset reader
+(:mod:`lait_core.syntax.yaml.subset_reader`: plain YAML, read as the full reader reads it, in a
+fraction of the full reader's import time) or, for anything else, with the full reader
+(:func:`lait_core.syntax.yaml.parse.parse_yaml`, the one the config loader uses), merges them as :func:`lait_core.documents.config_file.merge` does, and
 :func:`resolve` picks the endpoint, key and sampling as
 :func:`lait_core.engine.llm.model_resolution.resolve_model` and
 :func:`lait_core.engine.llm.model_resolution.resolve_sampling` do.
@@ -30,7 +31,8 @@ The sections that a plain chat does not read (``mcp_servers``, ``tools``, ``agen
 cost one request to a loopback server, sent where that config names: the engine uses a held answer
 only for its own request, byte for byte, so the answer and exit code never differ.
 
-Standard library only (and lait's YAML reader, which is tree-sitter's): no pydantic.
+Standard library only (and, for YAML beyond the subset, lait's full reader, which is tree-sitter's):
+no pydantic.
 """
 
 from __future__ import annotations
@@ -49,20 +51,12 @@ EMBEDDED_ALIAS = "embedded"
 """The built-in model (:data:`lait_core.engine.embedded.locate.BUILTIN_ALIAS`; a test keeps them
 equal): answered in-process, never sent ahead."""
 
-INERT_SECTIONS: dict[str, type] = {
-    "mcp_servers": dict,
-    "tools": dict,
-    "agents": dict,
-    "skills": dict,
-    "prompts": dict,
-    "workflows": dict,
-    "tool_policy": dict,
-    "jev": dict,
-    "approvals": dict,
-    "serve": dict,
-    "lint": dict,
-}
-"""Top-level sections a plain chat (no ``--tool``/``--mcp``/``--subagent``/``-p``) never reads."""
+INERT_SECTIONS = frozenset(
+    {"mcp_servers", "tools", "agents", "skills", "prompts", "workflows", "tool_policy", "jev", "approvals"}
+    | {"serve", "lint"}
+)
+"""Top-level sections a plain chat (no ``--tool``/``--mcp``/``--subagent``/``-p``) never reads: each
+must be a mapping, and is not read further."""
 NAME_LISTS = ("mcp", "tools", "subagents", "skills")
 """``default:`` lists that would add tools or text to the request: only absent or empty is read."""
 DEFINITION_KEYS = frozenset(
@@ -193,16 +187,24 @@ def _check_models(models: object) -> dict[str, list[dict[str, Any]]]:
     return checked
 
 
-def _read_file(path: Path) -> dict[str, Any]:
-    """One config file's top-level mapping, checked as far as a plain chat reads it."""
-    from lait_core.syntax.bounded_read import read_source
+READ_SECTIONS = ("base_url", "api_key", "api_key_cmd", "default", "models", "confine")
+"""The top-level keys whose values are read; of the others (:data:`INERT_SECTIONS`), the kind."""
+
+
+def _document(text: str, path: Path) -> dict[str, Any]:
+    """The top-level mapping: the read sections' values, the others' kinds (``"mapping"`` or
+    ``"other"``). The plain YAML most configs are written in is read by the subset reader (no
+    import of the full reader before the request leaves); anything else by the full reader."""
+    from lait_core.syntax.yaml.subset_reader import NotInSubset, read_subset
+
+    try:
+        return read_subset(text, READ_SECTIONS)
+    except NotInSubset:
+        pass
     from lait_core.syntax.yaml.parse import parse_yaml
     from lait_core.syntax.yaml.tree import MappingNode, ScalarNode
 
-    loaded = read_source(path)
-    if loaded.text is None:
-        raise NotUnderstood("unreadable")
-    parsed = parse_yaml(loaded.text, str(path))
+    parsed = parse_yaml(text, str(path))
     if parsed.problems or not parsed.ok:
         raise NotUnderstood("YAML")
     root = parsed.root
@@ -210,7 +212,20 @@ def _read_file(path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(root, MappingNode):
         raise NotUnderstood("not a mapping")
-    document = root.to_python()
+    return {
+        key: value if key in READ_SECTIONS else "mapping" if isinstance(value, dict) else "other"
+        for key, value in root.to_python().items()
+    }
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    """One config file's top-level mapping, checked as far as a plain chat reads it."""
+    from lait_core.syntax.bounded_read import read_source
+
+    loaded = read_source(path)
+    if loaded.text is None:
+        raise NotUnderstood("unreadable")
+    document = _document(loaded.text, path)
     for key, value in document.items():
         if key in ("base_url", "api_key"):
             _check_str(value, key)
@@ -225,7 +240,7 @@ def _read_file(path: Path) -> dict[str, Any]:
             if value not in (None, "project", "none"):
                 raise NotUnderstood(key)
         elif key in INERT_SECTIONS:
-            if not isinstance(value, INERT_SECTIONS[key]):
+            if value != "mapping":
                 raise NotUnderstood(key)
         else:
             raise NotUnderstood(f"unknown key {key!r}")
