@@ -94,9 +94,10 @@ def inherited_problems(doc: WorkflowDocument, placement: Placement) -> list[Misp
     return found
 
 
-def inherited_message(ref: str, problem: Misplaced) -> str:
-    """The reason a child file cannot run where `workflow: <ref>` calls it from."""
-    return f"in workflow '{ref}': {problem.message} (the child workflow is called from one)"
+def inherited_message(ref: str, problem: str) -> str:
+    """The reason a child file cannot run where `workflow: <ref>` calls it from (``problem``: the
+    :class:`Misplaced` step's message)."""
+    return f"in workflow '{ref}': {problem} (the child workflow is called from one)"
 
 
 def nesting_problem(ref: str, target: Path, chain: Collection[Path], depth: int) -> str | None:

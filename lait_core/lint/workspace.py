@@ -1,24 +1,30 @@
 """A set of documents and the references between them (config <-> agents <-> workflows).
 
 The workspace reads files through :meth:`Workspace.read`, which an editor overrides with its
-open buffers, and caches each parsed document by its canonical path for the life of one lint
-run (or until the editor says the text changed).
+open buffers, and caches by canonical path, for the life of one lint run (or until the editor says
+the text changed), what the files that use a document need from it: for an agent and a child
+workflow a summary (:class:`AgentSummary`, :class:`WorkflowSummary`) rather than the whole parse,
+which would hold every located tree a large project's files use (docs/performance.md#memory).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from lait_core.documents.agent_file import AgentDocument, parse_agent
 from lait_core.documents.config_file import LoadedConfig
 from lait_core.documents.document_models import Config
+from lait_core.documents.placement import MAX_DEPTH, Placement, inherited_problems
 from lait_core.documents.skill_file import SkillDocument, parse_skill
 from lait_core.documents.workflow_file import WorkflowDocument, parse_workflow
 from lait_core.syntax import read_log as reads
 from lait_core.syntax.bounded_read import Loaded, read_source
+from lait_core.syntax.diagnostics import Diagnostic
+from lait_core.syntax.positions import Range
 
 D = TypeVar("D")
 
@@ -41,6 +47,90 @@ def display_path(path: Path) -> str:
     return str(path) if outside else rel
 
 
+_CONCURRENT = (Placement(True, False), Placement(True, True))
+"""The placements under which a child's steps can be misplaced (see :func:`inherited_problems`)."""
+
+
+@dataclass(slots=True)
+class AgentSummary:
+    """What an `agent:` step's check needs from the agent file it names: the file's own findings
+    (``problems``) and those of its settings (``content``, each message starting with
+    :data:`AGENT_CONTEXT`, which the caller replaces with its step), all attributed to the file."""
+
+    path: str
+    ok: bool
+    problems: tuple[Diagnostic, ...]
+    content: tuple[Diagnostic, ...]
+    skipped: bool
+    """A capability name was not checked (no config)."""
+
+
+AGENT_CONTEXT = "\x00agent\x00"
+"""Stands for "the agent of <step>" in :attr:`AgentSummary.content` messages."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """The nesting checks a child workflow's findings passed (none of them found a problem): the
+    files they compared with the calling chain, and how much deeper than the child they went. The
+    findings hold for any caller whose chain contains none of ``files`` and leaves room for ``deeper``."""
+
+    files: frozenset[str]
+    deeper: int
+
+    def holds(self, stack: tuple[str, ...]) -> bool:
+        """The findings computed once are those of a call from the chain ``stack`` (the caller's)."""
+        return len(stack) + 1 + self.deeper <= MAX_DEPTH and self.files.isdisjoint(stack)
+
+
+@dataclass(slots=True)
+class ChildFindings:
+    findings: list[Diagnostic]
+    reach: Reach
+    reads: frozenset[str]
+    """The files the findings looked at (the child's children, agents, schema files)."""
+
+
+@dataclass(slots=True)
+class WorkflowSummary:
+    """What a `workflow:` step's checks need from the child it runs: whether it loads, what of it
+    cannot run under a concurrent placement, the workflows it runs in turn, and (once computed) its
+    findings. ``doc`` (the whole parse) is kept only until findings are known that hold for every
+    caller (:class:`Reach`)."""
+
+    path: str
+    ok: bool
+    misplaced: dict[Placement, tuple[tuple[Range, str], ...]]
+    calls: tuple[tuple[str, Placement], ...]
+    """Each `workflow:` step's reference and placement, in document order."""
+    doc: WorkflowDocument | None
+    findings: dict[str, ChildFindings]
+    """By the folder the callers name the child in (its messages name paths relative to it)."""
+
+    @classmethod
+    def of(cls, doc: WorkflowDocument) -> WorkflowSummary:
+        misplaced = {}
+        for placement in _CONCURRENT:
+            found = tuple((m.range, m.message) for m in inherited_problems(doc, placement))
+            if found:
+                misplaced[placement] = found
+        calls = []
+        for step in doc.all_steps():
+            node = step.get("workflow") if step.kind == "workflow" else None
+            ref = node.to_python() if node is not None else None
+            if isinstance(ref, str) and ref:
+                calls.append((ref, step.placement))
+        return cls(doc.path, doc.ok, misplaced, tuple(calls), doc, {})
+
+    def misplaced_under(self, placement: Placement) -> tuple[tuple[Range, str], ...]:
+        return self.misplaced.get(placement, ()) if placement.concurrent else ()
+
+    def keep(self, folder: str, findings: ChildFindings) -> None:
+        """Findings that hold for every caller ``findings.reach`` admits: the parse is no longer needed."""
+        self.findings[folder] = findings
+        self.doc = None
+
+
 class Workspace:
     def __init__(
         self,
@@ -53,6 +143,8 @@ class Workspace:
         self._workflows: dict[str, WorkflowDocument | Loaded] = {}
         self._agents: dict[str, AgentDocument | Loaded] = {}
         self._skills: dict[str, SkillDocument | Loaded] = {}
+        self._agent_summaries: dict[str, AgentSummary | Loaded] = {}
+        self._workflow_summaries: dict[str, WorkflowSummary | Loaded] = {}
         self._read_by: dict[str, frozenset[str]] = {}
         """The files each cached document's reading looked at (see :mod:`lait_core.syntax.read_log`)."""
 
@@ -68,23 +160,49 @@ class Workspace:
         return self._reader(path)
 
     def invalidate(self, path: Path | None = None) -> None:
+        """Forget ``path`` (None: everything), and every summary that looked at it: a child whose
+        findings read it (a child's child, an agent, a schema file), an agent whose schema file it is."""
         if path is None:
-            self._workflows.clear()
-            self._agents.clear()
-            self._skills.clear()
+            for cache in self._documents():
+                cache.clear()
+            self._agent_summaries.clear()
+            self._workflow_summaries.clear()
             return
         key = canonical(path)
-        for cache in (self._workflows, self._agents, self._skills):
+        for cache in self._documents():
             cache.pop(key, None)
+        where = {key, os.path.abspath(path)}
 
-    def _cached(self, cache: dict[str, D | Loaded], path: Path, parse: Callable[[str, str], D]) -> D | Loaded:
+        def stale(k: str, summary: object) -> bool:
+            if k.split("\n")[0] == key or not where.isdisjoint(self._read_by.get(k, ())):
+                return True
+            return isinstance(summary, WorkflowSummary) and any(
+                not where.isdisjoint(f.reads) for f in summary.findings.values()
+            )
+
+        for summaries in (self._agent_summaries, self._workflow_summaries):
+            for k in [k for k, v in summaries.items() if stale(k, v)]:
+                del summaries[k]
+
+    def _documents(
+        self,
+    ) -> tuple[
+        dict[str, WorkflowDocument | Loaded],
+        dict[str, AgentDocument | Loaded],
+        dict[str, SkillDocument | Loaded],
+    ]:
+        return self._workflows, self._agents, self._skills
+
+    def _cached(
+        self, cache: dict[str, D | Loaded], path: Path, parse: Callable[[str, str], D], variant: str = ""
+    ) -> D | Loaded:
         """The document at ``path``, parsed once per workspace under :func:`display_path`'s name for it.
 
         The name is the path's, never the caller's: the first caller's name would stay with the
         cached parse (its locations and messages name the file), so a workflow run by another one
         was quoted by its absolute path whenever a test file's lint, which names files as given,
         had parsed it first."""
-        key = canonical(path)
+        key = canonical(path) + variant
         cached = cache.get(key)
         if cached is None:
             seen: set[str] = set()
@@ -98,6 +216,45 @@ class Workspace:
 
     def workflow(self, path: Path) -> WorkflowDocument | Loaded:
         return self._cached(self._workflows, path, parse_workflow)
+
+    def workflow_summary(self, path: Path) -> WorkflowSummary | Loaded:
+        """What the files that run the workflow at ``path`` need from it (its parse is not cached)."""
+        return self._cached(
+            self._workflow_summaries, path, lambda text, name: WorkflowSummary.of(parse_workflow(text, name))
+        )
+
+    def workflow_document(self, path: Path) -> WorkflowDocument | Loaded:
+        """The workflow at ``path`` parsed again, once its summary has let go of the parse."""
+        summary = self.workflow_summary(path)
+        if isinstance(summary, WorkflowSummary) and summary.doc is not None:
+            return summary.doc
+        loaded = self.read(path)
+        return loaded if loaded.text is None else parse_workflow(loaded.text, display_path(path))
+
+    def agent_summary(self, path: Path) -> AgentSummary | Loaded:
+        """What the files that use the agent file at ``path`` need from it."""
+        return self._cached(
+            self._agent_summaries,
+            path,
+            lambda text, name: self._summarize(parse_agent(text, name), path),
+            f"\n{path.parent}",  # its schema files' messages name them from there
+        )
+
+    def _summarize(self, agent: AgentDocument, path: Path) -> AgentSummary:
+        from lait_core.lint.checks.agents import check_agent_body, check_agent_content
+        from lait_core.rules.capabilities.names_not_checked import SkipTracker
+
+        problems = [d.at(agent.path) for d in agent.diagnostics]
+        content: list[Diagnostic] = []
+        skip = SkipTracker()
+        if agent.ok:
+            body: list[Diagnostic] = []
+            check_agent_body(agent, body)
+            problems += [d.at(agent.path) for d in body]
+            check_agent_content(agent.front, AGENT_CONTEXT, path.parent, self.config, content, skip)
+        return AgentSummary(
+            agent.path, agent.ok, tuple(problems), tuple(d.at(agent.path) for d in content), skip.skipped
+        )
 
     def agent(self, path: Path) -> AgentDocument | Loaded:
         return self._cached(self._agents, path, parse_agent)

@@ -75,4 +75,4 @@ def check_placement(doc: WorkflowDocument, frame: Frame, ref: str) -> None:
     lint reports the same problems at the calling step through the same rules)."""
     problems = inherited_problems(doc, Placement(frame.concurrent, frame.concurrent_for_each))
     if problems:
-        raise WorkflowError(inherited_message(ref, problems[0]))
+        raise WorkflowError(inherited_message(ref, problems[0].message))

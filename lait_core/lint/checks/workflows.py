@@ -11,14 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lait_core.documents.agent_file import AgentDocument
-from lait_core.documents.placement import (
-    Misplaced,
-    Placement,
-    inherited_message,
-    inherited_problems,
-    nesting_problem,
-)
+from lait_core.documents.placement import Placement, inherited_message, nesting_problem
 from lait_core.documents.schema_files import unknown_type_nodes
 from lait_core.documents.validate import suggest
 from lait_core.documents.workflow_file import (
@@ -28,14 +21,18 @@ from lait_core.documents.workflow_file import (
     is_agent_path,
     is_workflow_path,
 )
-from lait_core.lint.checks.agents import (
-    check_agent_body,
-    check_agent_content,
-    check_schema_source,
-)
+from lait_core.lint.checks.agents import check_agent_content, check_schema_source
 from lait_core.lint.checks.capabilities import check_capabilities
 from lait_core.lint.findings import ProblemCount, workflow_findings
-from lait_core.lint.workspace import Workspace, canonical
+from lait_core.lint.workspace import (
+    AGENT_CONTEXT,
+    AgentSummary,
+    ChildFindings,
+    Reach,
+    WorkflowSummary,
+    Workspace,
+    canonical,
+)
 from lait_core.rules.capabilities.names_not_checked import CODE as SKIPPED
 from lait_core.rules.capabilities.names_not_checked import SkipTracker
 from lait_core.rules.config.missing_gguf_file import check_gguf_files
@@ -52,6 +49,7 @@ from lait_core.rules.workflows.workflow_reference import CODE as WORKFLOW_REFERE
 from lait_core.support.cancel import checkpoint
 from lait_core.syntax import read_log as reads
 from lait_core.syntax.diagnostics import Diagnostic, Fix, Related, Severity
+from lait_core.syntax.positions import Range
 from lait_core.syntax.yaml.tree import MappingNode, Node
 
 _SUMMARY_CODES = (AGENT_REFERENCE, WORKFLOW_REFERENCE)
@@ -81,6 +79,19 @@ def _summary(ctx: str, verb: str, ref: str, problems: list[Diagnostic], code: st
 
 
 @dataclass(slots=True)
+class _Tally:
+    """The nesting checks made while a child's findings are computed (see :class:`Reach`)."""
+
+    base: int
+    """The length of the chain that ends with the child."""
+    files: set[str] = field(default_factory=set)
+    deeper: int = 0
+    dependent: bool = False
+    """A check found a problem (or reused findings that do not hold here): the findings are this
+    caller's only."""
+
+
+@dataclass(slots=True)
 class _FileState:
     used_schemas: set[str] = field(default_factory=set)
     used_agents: set[str] = field(default_factory=set)
@@ -92,7 +103,8 @@ class WorkflowChecks:
     def __init__(self, ws: Workspace, skip: SkipTracker) -> None:
         self.ws = ws
         self.skip = skip
-        self._child_results: dict[str, list[Diagnostic]] = {}
+        self._child_results: dict[str, tuple[list[Diagnostic], Reach | None]] = {}
+        self._tallies: list[_Tally] = []
         self._project_root: tuple[Path | None] | None = None
         """The project's real directory for the 'write' checks, resolved once per run (None: not yet)."""
 
@@ -309,8 +321,8 @@ class WorkflowChecks:
         )
         if target is None:
             return
-        loaded = self.ws.agent(target)
-        if not isinstance(loaded, AgentDocument):
+        loaded = self.ws.agent_summary(target)
+        if not isinstance(loaded, AgentSummary):
             assert loaded.problem is not None
             out.append(
                 Diagnostic(
@@ -320,14 +332,12 @@ class WorkflowChecks:
                 )
             )
             return
-        problems = [d.at(loaded.path) for d in loaded.diagnostics]
+        problems = list(loaded.problems)
         if loaded.ok:
-            inner: list[Diagnostic] = []
-            check_agent_body(loaded, inner)
-            check_agent_content(
-                loaded.front, f"the agent of {step.label}", target.parent, config, inner, self.skip
-            )
-            problems += [d.at(loaded.path) for d in inner]
+            ctx = f"the agent of {step.label}"
+            problems += [_in_context(d, ctx) for d in loaded.content]
+            if loaded.skipped:
+                self.skip.skipped = True
         summary = _summary(step.label, "uses agent", ref, problems, AGENT_REFERENCE)
         if summary is not None:
             out.append(_relocate(summary, node))
@@ -368,11 +378,12 @@ class WorkflowChecks:
         key = canonical(target)
         # The run-time loader's nesting rule (cycle, depth 32), through the same function.
         problem = nesting_problem(ref, Path(key), [Path(k) for k in stack], len(stack) - 1)
+        self._compared(key, len(stack), problem is not None)
         if problem is not None:
             out.append(Diagnostic(WORKFLOW_REFERENCE, f"{step.label}: {problem}", node.range))
             return
-        loaded = self.ws.workflow(target)
-        if not isinstance(loaded, WorkflowDocument):
+        loaded = self.ws.workflow_summary(target)
+        if not isinstance(loaded, WorkflowSummary):
             assert loaded.problem is not None
             out.append(
                 Diagnostic(
@@ -382,10 +393,7 @@ class WorkflowChecks:
                 )
             )
             return
-        findings = self._child_results.get(key)
-        if findings is None:  # exactly what `lait lint` reports for the child
-            findings = workflow_findings(loaded, target, self, (*stack, key))
-            self._child_results[key] = findings
+        findings = self.child_findings(loaded, target, key, stack)
         # LAIT506 (names not checked: no config) is about this lint, not the child: the calling file
         # gets it once, as before
         problems = [d for d in findings if d.code != SKIPPED]
@@ -397,12 +405,70 @@ class WorkflowChecks:
         if loaded.ok:
             self.inherited_placement(step, node, ref, loaded, target, stack, out)
 
+    def child_findings(
+        self, child: WorkflowSummary, target: Path, key: str, stack: tuple[str, ...]
+    ) -> list[Diagnostic]:
+        """Exactly what `lait lint` reports for the child at ``target`` run from the chain ``stack``:
+        once per file (the first call's), and once per workspace when no nesting check of the child's
+        depended on the caller (:class:`Reach`), so the child's parse need not be kept."""
+        base = len(stack) + 1
+        found = self._child_results.get(key)
+        if found is not None:
+            self._reused(found[1], stack)
+            return found[0]
+        folder = str(target.parent)
+        known = child.findings.get(folder)
+        if known is not None and known.reach.holds(stack):
+            reads.note_all(known.reads)
+            self._reused(known.reach, stack)
+            self._child_results[key] = (known.findings, known.reach)
+            return known.findings
+        doc = child.doc
+        if doc is None:
+            again = self.ws.workflow_document(target)
+            assert isinstance(again, WorkflowDocument), "the child loaded before"
+            doc = again
+        tally = _Tally(base)
+        self._tallies.append(tally)
+        seen: set[str] = set()
+        try:
+            with reads.recording(seen):
+                findings = workflow_findings(doc, target, self, (*stack, key))
+        finally:
+            self._tallies.pop()
+        reads.note_all(seen)
+        reach = None if tally.dependent else Reach(frozenset(tally.files), tally.deeper)
+        self._child_results[key] = (findings, reach)
+        if reach is not None and folder not in child.findings:
+            child.keep(folder, ChildFindings(findings, reach, frozenset(seen)))
+        self._reused(reach, stack)
+        return findings
+
+    def _compared(self, key: str, chain: int | None, hit: bool) -> None:
+        """A nesting check compared ``key`` with a chain of ``chain`` files (None: no depth check)."""
+        for tally in self._tallies:
+            if hit:
+                tally.dependent = True
+            tally.files.add(key)
+            if chain is not None:
+                tally.deeper = max(tally.deeper, chain - tally.base)
+
+    def _reused(self, reach: Reach | None, stack: tuple[str, ...]) -> None:
+        """Findings computed before stand for the child called from ``stack`` here: what they
+        depended on counts for every child whose findings are being computed around this call."""
+        for tally in self._tallies:
+            if reach is None or not reach.holds(stack):
+                tally.dependent = True
+            else:
+                tally.files |= reach.files
+                tally.deeper = max(tally.deeper, len(stack) + 1 + reach.deeper - tally.base)
+
     def inherited_placement(
         self,
         step: Step,
         node: Node,
         ref: str,
-        child: WorkflowDocument,
+        child: WorkflowSummary,
         target: Path,
         stack: tuple[str, ...],
         out: list[Diagnostic],
@@ -413,36 +479,32 @@ class WorkflowChecks:
         related locations."""
         if not step.placement.concurrent:
             return
-        found: list[tuple[str, Misplaced]] = []
+        found: list[tuple[str, Range, str]] = []
         self._collect_inherited(child, target, step.placement, (*stack, canonical(target)), found)
         if not found:
             return
-        path, first = found[0]
+        path, at, message = found[0]
         more = f"; {len(found) - 1} more" if len(found) > 1 else ""
         out.append(
             Diagnostic(
                 CODE_PLACEMENT,
-                f"{step.label}: {inherited_message(ref, first)} ({path}:{first.range.start}{more})",
+                f"{step.label}: {inherited_message(ref, message)} ({path}:{at.start}{more})",
                 node.range,
-                related=tuple(Related(p, m.range, m.message) for p, m in found),
+                related=tuple(Related(p, r, m) for p, r, m in found),
             )
         )
 
     def _collect_inherited(
         self,
-        doc: WorkflowDocument,
+        child: WorkflowSummary,
         path: Path,
         placement: Placement,
         stack: tuple[str, ...],
-        found: list[tuple[str, Misplaced]],
+        found: list[tuple[str, Range, str]],
     ) -> None:
-        found.extend((doc.path, problem) for problem in inherited_problems(doc, placement))
+        found.extend((child.path, at, message) for at, message in child.misplaced_under(placement))
         config = self.ws.config
-        for step in doc.all_steps():
-            node = step.get("workflow")
-            ref = node.to_python() if node is not None else None
-            if step.kind != "workflow" or not isinstance(ref, str) or not ref:
-                continue
+        for ref, step_placement in child.calls:
             if is_workflow_path(ref):
                 target = path.parent / ref
             elif config is not None and ref in config.workflows:
@@ -451,11 +513,12 @@ class WorkflowChecks:
                 continue  # reported in the child's own lint
             key = canonical(target)
             reads.note(target)
+            self._compared(key, None, key in stack)
             if key in stack or not target.exists():
                 continue
-            loaded = self.ws.workflow(target)
-            if isinstance(loaded, WorkflowDocument) and loaded.ok:
-                self._collect_inherited(loaded, target, placement | step.placement, (*stack, key), found)
+            loaded = self.ws.workflow_summary(target)
+            if isinstance(loaded, WorkflowSummary) and loaded.ok:
+                self._collect_inherited(loaded, target, placement | step_placement, (*stack, key), found)
 
 
 def _did_you_mean(name: str, choices: list[str], node: Node) -> tuple[str, tuple[Fix, ...]]:
@@ -464,6 +527,14 @@ def _did_you_mean(name: str, choices: list[str], node: Node) -> tuple[str, tuple
     if guess is None:
         return "", ()
     return f"; did you mean '{guess}'?", (Fix(f"Replace with '{guess}'", node.range, guess),)
+
+
+def _in_context(diag: Diagnostic, ctx: str) -> Diagnostic:
+    """An agent summary's finding with :data:`AGENT_CONTEXT` replaced by the using step's ``ctx``."""
+    message = diag.message
+    if message.startswith(AGENT_CONTEXT):
+        message = ctx + message[len(AGENT_CONTEXT) :]
+    return Diagnostic(diag.code, message, diag.range, diag.severity, diag.path, diag.related, diag.fixes)
 
 
 def _relocate(diag: Diagnostic, node: Node) -> Diagnostic:
