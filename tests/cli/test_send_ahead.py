@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -357,6 +358,13 @@ def test_a_chat_with_tools_is_never_remembered(
 
 
 # -- with a config file: the first request computed from the config (lait_core.engine.llm.ahead_config)
+@pytest.fixture
+def other() -> Iterator[ScriptedOpenAIServer]:
+    """A second server, where the config's losing layers point: it must see no request."""
+    with ScriptedOpenAIServer() as second:
+        yield second
+
+
 def both_ways(
     argv: list[str], cwd: Path, env: dict[str, str], server: ScriptedOpenAIServer, item: dict[str, Any]
 ) -> dict[str, tuple[Run, list[Recorded]]]:
@@ -384,6 +392,7 @@ CONFIG_CASES: list[tuple[str, str, str, list[str], str, dict[str, Any], dict[str
     (
         "an alias: its endpoint and key from ./.env, its max tokens; default temperature and system",
         "",
+        "base_url: {other}\napi_key: sk-top-level-canary\n"
         "models:\n"
         "  local:\n"
         "    - provider: {base_url: '${AHEAD_URL}', api_key: '${AHEAD_KEY}'}\n"
@@ -438,8 +447,8 @@ CONFIG_CASES: list[tuple[str, str, str, list[str], str, dict[str, Any], dict[str
     (
         "--base-url, --api-key and an empty --system over the config's",
         "",
-        "base_url: http://127.0.0.1:9/v1\napi_key: sk-never-sent\n"
-        "models:\n  local:\n    - provider: {base_url: 'http://127.0.0.1:9/v1'}\n      model_id: qwen-x\n"
+        "base_url: {other}\napi_key: sk-never-sent\n"
+        "models:\n  local:\n    - provider: {base_url: '{other}'}\n      model_id: qwen-x\n"
         "      default_temperature: 0.5\n"
         "default:\n  model: local\n  system: not this one\n",
         ["--base-url", "{url}", "--api-key", "sk-option-canary", "--system", "", "hi"],
@@ -467,14 +476,17 @@ def test_a_chat_with_a_config_sends_the_configs_request_ahead(
     lait_env: dict[str, str],
     env: dict[str, str],
     server: ScriptedOpenAIServer,
+    other: ScriptedOpenAIServer,
 ) -> None:
     """The request that arrives carries what the config says (the alias's model id, endpoint, key
     and defaults, ``default:``'s sampling and system prompt, ``${VAR}`` from ./.env); it is the
-    request the engine builds, whose answer the engine uses; nothing is stored."""
+    request the engine builds, whose answer the engine uses; it and the key reach only the endpoint
+    the config chooses (none goes where its losing layers point); nothing is stored."""
     project = tmp_path / "project"
     project.mkdir()
     url = server.url
-    (project / "lait.config.yml").write_text(config.replace("{url}", url), encoding="utf-8")
+    config = config.replace("{url}", url).replace("{other}", other.url)
+    (project / "lait.config.yml").write_text(config, encoding="utf-8")
     if dotenv:
         (project / ".env").write_text(dotenv.format(url=url), encoding="utf-8")
     if global_config:
@@ -497,6 +509,7 @@ def test_a_chat_with_a_config_sends_the_configs_request_ahead(
     assert {h: ahead.headers.get(h) for h in SAME_HEADERS} == {h: normal.headers.get(h) for h in SAME_HEADERS}
     assert not cache.exists() or not any(cache.rglob("*"))
     assert "canary" not in run.stdout + run.stderr
+    assert other.requests == []  # the key and the prompt went to the endpoint the config chose
 
 
 NOT_UNDERSTOOD: list[tuple[str, str]] = [

@@ -56,6 +56,8 @@ class _Line:
 
 def _strip_comment(text: str) -> str:
     """``text`` without its comment (``#`` at the start or after a space, outside quotes)."""
+    if "#" not in text:
+        return text.rstrip(" \t")
     quote = ""
     for index, char in enumerate(text):
         if quote:
