@@ -110,6 +110,8 @@ class Linter:
         self._configs: dict[str, LoadedConfig] = {}
         self._workspaces: dict[str, Workspace] = {}
         self._policies: dict[str, tuple[RulePolicy, Baseline | None]] = {}
+        self._project_configs: dict[str, Path | None] = {}
+        """The project config found from each folder (batch runs only, see :meth:`_project_config`)."""
         self.baselined = 0
         """Findings left out because the baseline records them."""
         self.baseline_problems: list[str] = []
@@ -123,6 +125,7 @@ class Linter:
             self._configs.clear()
             self._workspaces.clear()
             self._policies.clear()
+            self._project_configs.clear()
             return
         for ws in self._workspaces.values():
             ws.invalidate(path)
@@ -138,7 +141,7 @@ class Linter:
     def config_for(self, path: Path) -> LoadedConfig:
         opts = self.options
         if opts.mode is ConfigMode.SEARCH:
-            found = find_project_config(path.parent if path.suffix or not path.is_dir() else path)
+            found = self._project_config(path.parent if path.suffix or not path.is_dir() else path)
             key = str(found) if found else ""
         else:
             key = f"<{opts.mode.value}>"
@@ -154,6 +157,17 @@ class Linter:
             )
             self._configs[key] = loaded
         return loaded
+
+    def _project_config(self, start: Path) -> Path | None:
+        """:func:`find_project_config` from ``start``; a batch run (``LintOptions.batch``) walks up
+        from each folder once (it was about 6% of a lint's CPU: three walks per file). An editor's
+        linter always looks again, as a config file may appear without its being told."""
+        if not self.options.batch:
+            return find_project_config(start)
+        key = str(start)
+        if key not in self._project_configs:
+            self._project_configs[key] = find_project_config(start)
+        return self._project_configs[key]
 
     def workspace_for(self, path: Path) -> Workspace:
         loaded = self.config_for(path)
