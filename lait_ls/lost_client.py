@@ -43,7 +43,7 @@ def _reason(exc: BaseException) -> str:
         return "connection reset"
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror.lower()
-    return "output closed"
+    return "stream closed"
 
 
 class Connection:
@@ -84,6 +84,10 @@ class Connection:
         else:
             with contextlib.suppress(RuntimeError):  # closed meanwhile: the watchdog exits
                 loop.call_soon_threadsafe(self._start)
+
+    def failed(self, exc: BaseException) -> None:
+        """A read or a write to the client failed with ``exc``: :meth:`lose`, saying why."""
+        self.lose(_reason(exc))
 
     async def ended(self) -> None:
         """After the end of the input: lose the connection and wait for the exit (never returns)."""
@@ -143,7 +147,7 @@ class ClientWriter:
         try:
             self.inner.write(data)
         except (OSError, ValueError) as exc:  # ValueError: the stream was closed
-            self.connection.lose(_reason(exc))
+            self.connection.failed(exc)
 
     def close(self) -> None:
         with contextlib.suppress(OSError, ValueError):

@@ -65,14 +65,18 @@ class _Reader:
         except ValueError:  # a "line" longer than READ_LIMIT: not a client speaking LSP
             log.error("a header line longer than %d bytes: closing the connection", READ_LIMIT)
             return b""
-        except OSError:
+        except OSError as exc:
+            self.connection.failed(exc)
             return b""
 
     async def readexactly(self, n: int) -> bytes:
         """A message body; b"" when the input ended before it."""
         try:
             return await self.stream.readexactly(n)
-        except (asyncio.IncompleteReadError, OSError):
+        except asyncio.IncompleteReadError:
+            return b""
+        except OSError as exc:
+            self.connection.failed(exc)
             return b""
 
 
@@ -88,13 +92,15 @@ class _ThreadReader:
             return b""
         try:
             return await self.inner.readline()
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            self.connection.failed(exc)
             return b""
 
     async def readexactly(self, n: int) -> bytes:
         try:
             return await self.inner.readexactly(n)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            self.connection.failed(exc)
             return b""
 
 

@@ -164,6 +164,12 @@ def answered(received: bytes, request_id: int) -> bool:
     return False
 
 
+REASONS = {
+    "stdout closed": b"broken pipe",
+    "stdin closed": b"end of input",
+    "socket reset": b"connection reset",
+}
+"""What the log line says (closing both ends: whichever the server meets first)."""
 WAYS = ["stdout closed", "stdin closed", "both closed", "shutdown, then both closed", "socket reset"]
 
 
@@ -249,6 +255,8 @@ def test_a_lost_client_ends_the_server_its_run_and_its_lint(tmp_path: Path, way:
         stderr_text = log.read_bytes()
         assert b"Traceback" not in stderr_text, stderr_text.decode(errors="replace")
         assert stderr_text.count(LOST_LINE) == 1, stderr_text.decode(errors="replace")
+        why = REASONS.get(way)
+        assert why is None or LOST_LINE + b" (" + why + b"); exiting" in stderr_text, stderr_text
         # LSP's rule for exit: 0 after shutdown, else 1
         assert server.returncode == (0 if way.startswith("shutdown") else 1), stderr_text.decode(
             errors="replace"

@@ -94,6 +94,9 @@ def test_input_that_ends_inside_a_message_ends_the_server_without_a_traceback(tm
     replies = [m for m in read_messages(proc.stdout) if "id" in m and "method" not in m]
     assert [r["id"] for r in replies] == [1]
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    # one line in the log; no shutdown came, so the status is 1 (LSP's rule for exit)
+    assert proc.stderr.count(b"the editor closed the connection (end of input)") == 1, proc.stderr.decode()
+    assert proc.returncode == 1, proc.stderr.decode()
 
 
 def test_one_socket_for_stdin_and_stdout_is_served(tmp_path: Path) -> None:
