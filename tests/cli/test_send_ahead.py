@@ -21,6 +21,7 @@ from lait_cli.command_table import COMMANDS
 from lait_cli.dispatch import CHAT_OPTIONS, CHAT_VALUE_OPTIONS
 from lait_cli.support.send_ahead import EMBEDDED_ALIAS, FLAGS, VALUE_OPTIONS, NotQuick, parse
 from lait_core.engine.llm import ahead_config
+from lait_core.engine.llm.chat_types import Sampling
 from tests.cli.conftest import Run
 from tests.peers.openai_server import Recorded, ScriptedOpenAIServer, error, text
 
@@ -562,7 +563,11 @@ REJECTED: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("name", "extra"), REJECTED, ids=[c[0] for c in REJECTED])
 def test_a_config_the_full_path_rejects_never_changes_the_answer_or_exit_code(
-    name: str, extra: str, tmp_path: Path, env: dict[str, str], server: ScriptedOpenAIServer
+    name: str,
+    extra: str,
+    tmp_path: Path,
+    env: dict[str, str],
+    server: ScriptedOpenAIServer,
 ) -> None:
     """Sections a plain chat does not read are checked for their kind only, so a request may leave
     ahead for a config the full path then rejects: it went to the endpoint the config names (and
@@ -570,6 +575,17 @@ def test_a_config_the_full_path_rejects_never_changes_the_answer_or_exit_code(
     with ScriptedOpenAIServer() as other:
         config = f"base_url: {server.url}\napi_key: sk-rejected-canary\ndefault:\n  model: m\n" + extra
         (tmp_path / "lait.config.yml").write_text(config.replace("{url}", other.url), encoding="utf-8")
+        chat_config = ahead_config.read_chat_config([tmp_path / "lait.config.yml"])
+        target = ahead_config.resolve(  # what the send-ahead path computes: it would send this
+            chat_config,
+            model=None,
+            base_url=None,
+            api_key=None,
+            sampling=Sampling(),
+            system=None,
+            system_given=False,
+        )
+        assert (target.base_url, target.api_key, target.model_id) == (server.url, "sk-rejected-canary", "m")
         runs = both_ways(["hi"], tmp_path, env, server, text("never shown"))
         same_run(runs)
         run = runs["ahead"][0]
