@@ -151,3 +151,26 @@ def test_block_nesting_deeper_than_tree_sitter_takes_is_a_located_error(text: st
     (problem,) = parse_yaml(text, "deep.yml").problems
     assert problem.code == "LAIT001"
     assert "nested more than 128 levels" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("k: |\n    x\n  \t\n    y\n", "x\n\ny\n"),  # a line of spaces and a tab, less indented: empty
+        ("k: |\n    x\n  \r    y\n", "x\n\ny\n"),  # a lone carriage return ends a line
+        ("k: >\n    a\n    b\n\n    c\nnext: 1\n", "a b\nc\n"),
+        ("k: |+\n    a\n\n\n", "a\n\n\n"),
+        ("k: |-\n\n    a\n      b\n    \n", "\na\n  b"),
+        ("k: |\n    a\n      \n    b\n", "a\n  \nb\n"),  # spaces past the indentation are text
+        ("k: |\n    a\tb\n    c\n", "a\tb\nc\n"),
+    ],
+)
+def test_block_scalars_read_the_same_on_the_quick_path_and_line_by_line(text: str, value: str) -> None:
+    """A block scalar without an indentation indicator is read with two regular expressions when no
+    tab, carriage return or leading empty line can matter, else line by line: the same values."""
+    parsed = parse_yaml(text)
+    assert not parsed.problems
+    root = parsed.root
+    assert isinstance(root, MappingNode)
+    node = root.get("k")
+    assert isinstance(node, ScalarNode) and node.value == value

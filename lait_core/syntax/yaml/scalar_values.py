@@ -183,6 +183,10 @@ def block_value(text: str, start: int, parent_indent: int) -> tuple[str, int]:
     indent = parent_indent + int(explicit) if explicit else -1
     if indent < 0 and explicit:
         indent = 0
+    fast = None if explicit else _plain_block_lines(text, pos, parent_indent)
+    if fast is not None:
+        lines, end, indent = fast
+        return _block_result(lines, indent, end, folded, chomp)
     # the lines of the scalar: up to the first non-empty line indented less than the content
     end = pos
     leading_max = 0
@@ -217,6 +221,50 @@ def block_value(text: str, start: int, parent_indent: int) -> tuple[str, int]:
             break
     if indent < 0:
         indent = max(parent_indent + 1, leading_max)
+    return _block_result(lines, indent, end, folded, chomp)
+
+
+_FIRST_TEXT = re.compile(r"^( *)[^ \n]", re.MULTILINE)
+_BLOCK_ENDS: dict[int, re.Pattern[str]] = {}
+
+
+def _plain_block_lines(text: str, pos: int, parent_indent: int) -> tuple[list[str], int, int] | None:
+    """The lines of a block scalar without an indentation indicator whose text starts at ``pos``,
+    where it ends and its indentation, found with two regular expressions: the common case, where
+    no tab, carriage return or document marker can matter (the first text line is indented past
+    the parent, and no leading empty line more than it). None otherwise: the caller reads the
+    scalar line by line."""
+    first = _FIRST_TEXT.search(text, pos)
+    if first is None:
+        return None
+    indent = len(first.group(1))
+    if indent <= parent_indent or indent == 0 or indent > 64:
+        return None
+    pattern = _BLOCK_ENDS.get(indent)
+    if pattern is None:  # a line that is neither indented by ``indent`` spaces nor empty
+        pattern = _BLOCK_ENDS[indent] = re.compile(rf"^(?! {{{indent}}}| *(?:\n|\Z))", re.MULTILINE)
+    stop = pattern.search(text, first.start())
+    end = len(text) if stop is None else stop.start()
+    region = text[pos:end]
+    if "\t" in region or "\r" in region:
+        return None
+    if stop is not None:  # the line it stops at: a tab or a carriage return there may make it empty
+        eol = text.find("\n", end)
+        after = text[end:] if eol == -1 else text[end:eol]
+        if "\t" in after or "\r" in after:
+            return None
+    lines = region.split("\n")
+    if region.endswith("\n"):
+        lines.pop()
+    for line in lines:  # the leading empty lines (all spaces, as no tab is in the region)
+        if line.strip(" "):
+            break
+        if len(line) > indent:
+            return None
+    return lines, end, indent
+
+
+def _block_result(lines: list[str], indent: int, end: int, folded: bool, chomp: str) -> tuple[str, int]:
     # content lines (relative to the indentation) and empty lines
     body: list[str | None] = []
     for line in lines:
