@@ -141,7 +141,6 @@ class Workspace:
         self.loaded_config = config
         self._reader = reader or read_source
         self._workflows: dict[str, WorkflowDocument | Loaded] = {}
-        self._agents: dict[str, AgentDocument | Loaded] = {}
         self._skills: dict[str, SkillDocument | Loaded] = {}
         self._agent_summaries: dict[str, AgentSummary | Loaded] = {}
         self._workflow_summaries: dict[str, WorkflowSummary | Loaded] = {}
@@ -184,14 +183,8 @@ class Workspace:
             for k in [k for k, v in summaries.items() if stale(k, v)]:
                 del summaries[k]
 
-    def _documents(
-        self,
-    ) -> tuple[
-        dict[str, WorkflowDocument | Loaded],
-        dict[str, AgentDocument | Loaded],
-        dict[str, SkillDocument | Loaded],
-    ]:
-        return self._workflows, self._agents, self._skills
+    def _documents(self) -> tuple[dict[str, WorkflowDocument | Loaded], dict[str, SkillDocument | Loaded]]:
+        return self._workflows, self._skills
 
     def _cached(
         self, cache: dict[str, D | Loaded], path: Path, parse: Callable[[str, str], D], variant: str = ""
@@ -255,9 +248,6 @@ class Workspace:
         return AgentSummary(
             agent.path, agent.ok, tuple(problems), tuple(d.at(agent.path) for d in content), skip.skipped
         )
-
-    def agent(self, path: Path) -> AgentDocument | Loaded:
-        return self._cached(self._agents, path, parse_agent)
 
     def skill(self, path: Path) -> SkillDocument | Loaded:
         return self._cached(self._skills, path, parse_skill)
