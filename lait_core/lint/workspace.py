@@ -10,10 +10,10 @@ which would hold every located tree a large project's files use (docs/performanc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from lait_core.documents.agent_file import AgentDocument, parse_agent
 from lait_core.documents.config_file import LoadedConfig
@@ -146,6 +146,8 @@ class Workspace:
         self._workflow_summaries: dict[str, WorkflowSummary | Loaded] = {}
         self._read_by: dict[str, frozenset[str]] = {}
         """The files each cached document's reading looked at (see :mod:`lait_core.syntax.read_log`)."""
+        self._dependants: dict[str, list[tuple[dict[str, Any], str]]] = {}
+        """For each file (canonical or absolute path), the cache entries made from it or that looked at it."""
 
     @property
     def config(self) -> Config | None:
@@ -162,29 +164,26 @@ class Workspace:
         """Forget ``path`` (None: everything), and every summary that looked at it: a child whose
         findings read it (a child's child, an agent, a schema file), an agent whose schema file it is."""
         if path is None:
-            for cache in self._documents():
+            for cache in (self._workflows, self._skills, self._agent_summaries, self._workflow_summaries):
                 cache.clear()
-            self._agent_summaries.clear()
-            self._workflow_summaries.clear()
+            self._dependants.clear()
             return
-        key = canonical(path)
-        for cache in self._documents():
-            cache.pop(key, None)
-        where = {key, os.path.abspath(path)}
+        for where in {canonical(path), os.path.abspath(path)}:
+            for cache, key in self._dependants.pop(where, ()):
+                cache.pop(key, None)
 
-        def stale(k: str, summary: object) -> bool:
-            if k.split("\n")[0] == key or not where.isdisjoint(self._read_by.get(k, ())):
-                return True
-            return isinstance(summary, WorkflowSummary) and any(
-                not where.isdisjoint(f.reads) for f in summary.findings.values()
-            )
+    def _depends(self, cache: dict[str, Any], key: str, paths: Iterable[str]) -> None:
+        """The entry ``key`` of ``cache`` is stale once any of ``paths`` changes."""
+        for path in paths:
+            self._dependants.setdefault(path, []).append((cache, key))
 
-        for summaries in (self._agent_summaries, self._workflow_summaries):
-            for k in [k for k, v in summaries.items() if stale(k, v)]:
-                del summaries[k]
-
-    def _documents(self) -> tuple[dict[str, WorkflowDocument | Loaded], dict[str, SkillDocument | Loaded]]:
-        return self._workflows, self._skills
+    def keep_findings(
+        self, summary: WorkflowSummary, path: Path, folder: str, findings: ChildFindings
+    ) -> None:
+        """The child at ``path`` (summarized as ``summary``) has findings for every caller from ``folder``
+        (see :meth:`WorkflowSummary.keep`); they are forgotten when a file they looked at changes."""
+        summary.keep(folder, findings)
+        self._depends(self._workflow_summaries, canonical(path), findings.reads)
 
     def _cached(
         self, cache: dict[str, D | Loaded], path: Path, parse: Callable[[str, str], D], variant: str = ""
@@ -204,6 +203,7 @@ class Workspace:
                 cached = loaded if loaded.text is None else parse(loaded.text, display_path(path))
             cache[key] = cached
             self._read_by[key] = frozenset(seen)
+            self._depends(cache, key, (canonical(path), *seen))
         reads.note_all(self._read_by.get(key, (os.path.abspath(path),)))
         return cached
 

@@ -440,7 +440,7 @@ class WorkflowChecks:
         reach = None if tally.dependent else Reach(frozenset(tally.files), tally.deeper)
         self._child_results[key] = (findings, reach)
         if reach is not None and folder not in child.findings:
-            child.keep(folder, ChildFindings(findings, reach, frozenset(seen)))
+            self.ws.keep_findings(child, target, folder, ChildFindings(findings, reach, frozenset(seen)))
         self._reused(reach, stack)
         return findings
 
