@@ -531,9 +531,7 @@ def _did_you_mean(name: str, choices: list[str], node: Node) -> tuple[str, tuple
 
 def _in_context(diag: Diagnostic, ctx: str) -> Diagnostic:
     """An agent summary's finding with :data:`AGENT_CONTEXT` replaced by the using step's ``ctx``."""
-    message = diag.message
-    if message.startswith(AGENT_CONTEXT):
-        message = ctx + message[len(AGENT_CONTEXT) :]
+    message = diag.message.replace(AGENT_CONTEXT, ctx)
     return Diagnostic(diag.code, message, diag.range, diag.severity, diag.path, diag.related, diag.fixes)
 
 
