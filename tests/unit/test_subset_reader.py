@@ -3,6 +3,7 @@ as the full reader (lait_core.syntax.yaml.parse) does, and it refuses what it do
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,38 @@ REFUSED = [
 def test_it_refuses_what_it_does_not_read(text: str) -> None:
     with pytest.raises(NotInSubset):
         read_subset(text, WANTED)
+
+
+MUTATIONS = [*" :#'\"-\n{}[],|a1.>&*!?~\\%@`\t", "  ", ": ", "- ", "\n  ", "''", "\n- "]
+
+
+def test_mutated_configs_are_refused_or_read_as_the_full_reader_reads_them() -> None:
+    """Seeded mutations of the accepted texts: whatever the subset reader still accepts in the
+    sections it reads is valid YAML there and holds the full reader's values."""
+    rng = random.Random(26)
+    seeds = [text for text in ACCEPTED if text]
+    seeds.append((REPO / "examples" / "lait.config.yml").read_text(encoding="utf-8"))
+    accepted = 0
+    for _ in range(3000):
+        text = rng.choice(seeds)
+        for _ in range(rng.randint(1, 6)):
+            at = rng.randrange(len(text) + 1)
+            if rng.random() < 0.5 and at < len(text):
+                text = text[:at] + text[at + 1 :]
+            else:
+                text = text[:at] + rng.choice(MUTATIONS) + text[at:]
+        try:
+            got = read_subset(text, WANTED)
+        except NotInSubset:
+            continue
+        accepted += 1
+        parsed = parse_yaml(text, "lait.config.yml")
+        if not parsed.ok or parsed.problems:
+            assert not all(key in WANTED for key in got), text  # a problem only in a section not read
+            continue
+        full = parsed.root.to_python() if isinstance(parsed.root, MappingNode) else {}
+        assert set(full) == set(got), text
+        assert {k: repr(v) for k, v in full.items() if k in WANTED} == {
+            k: repr(v) for k, v in got.items() if k in WANTED
+        }, text
+    assert accepted > 500
