@@ -1,19 +1,24 @@
-"""Lint many files on every core: a pool of forked worker processes, results in the files' order.
+"""Lint many files on every core: the calling process and forked workers, results in the files' order.
 
 The parent has already loaded every config and rule policy the files need (so config reports,
-baseline problems and their order are exactly those of a serial run); each worker is a fork of
-it and lints contiguous chunks of the file list with the inherited :class:`Linter`, sending back
-the chunk's reports and how many findings its baseline hid. Chunks come back in order, so the
-output is byte for byte that of a serial run.
+baseline problems and their order are exactly those of a serial run). It forks one worker fewer
+than the processes asked for and lints a share itself, instead of waiting while the workers lint
+(docs/performance.md#what-keeps-lait-lint-fast). The file list is cut into contiguous chunks, large
+first and smaller towards the end (:func:`chunks`), so the processes finish close together; each
+process takes the next chunk from a queue they share (a pipe holding the chunks' numbers) and lints
+it with the inherited :class:`Linter`. A worker appends each chunk's reports, and how many findings
+its baseline hid, to a memory file of its own, which the parent reads once the worker has exited;
+the reports are then put back in the files' order, so the output is byte for byte that of a serial
+run.
 
 Only Linux forks: a forked worker starts in about a millisecond with everything imported, where a
-spawned one would pay the interpreter's start-up and lait's imports again; before forking, the parent
-also builds what every worker's first files would (:func:`_prepare`), so that is paid once. Elsewhere, and below
-:data:`MIN_FILES`, linting stays in the calling process. Workers never outlive the parent: the
-pool is shut down (and, when the lint is interrupted, its workers killed) on every exit path, and
-each worker asks the kernel for SIGKILL when its parent dies (``PR_SET_PDEATHSIG``), so a killed
-``lait lint`` leaves no process behind. A worker that dies costs nothing but time: the parent lints
-the files whose reports had not come back.
+spawned one would pay the interpreter's start-up and lait's imports again; before forking, the
+parent also builds what every worker's first files would (:func:`_prepare`), so that is paid once.
+Elsewhere, and below :data:`MIN_FILES`, linting stays in the calling process. Workers never outlive
+the parent: they are killed and reaped on every exit path but the normal one (where they have
+exited), and each asks the kernel for SIGKILL when its parent dies (``PR_SET_PDEATHSIG``), so a
+killed ``lait lint`` leaves no process behind. A worker that dies costs nothing but time: the
+parent lints the chunks whose reports it did not write.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,16 +35,20 @@ if TYPE_CHECKING:
     from lait_core.lint.engine import FileReport, Linter
 
 MIN_FILES = 48
-"""Below this many files a pool's start-up (forks, pipes, result pickling) saves less than it costs."""
+"""Below this many files a pool's start-up (forks, result pickling) saves less than it costs."""
 FILES_PER_WORKER = 24
-"""A worker is worth starting for at least this many files."""
-CHUNKS_PER_WORKER = 6
-"""Chunks per worker: enough for uneven files to balance out, few enough to keep messages cheap."""
+"""A process is worth linting for at least this many files."""
+SMALLEST_CHUNK = 4
+"""The files of the last chunks: a few ms of lint, so the processes finish within that of each other."""
+MAX_CHUNKS = 4096
+"""The queue holds each chunk's number in 4 bytes and is filled before the forks: it must fit in
+a pipe's buffer (64 KiB on Linux) so that filling it never blocks."""
 
 _PR_SET_PDEATHSIG = 1
-_linter: Linter | None = None
-"""The parent's linter, inherited by each forked worker."""
 _parent = 0
+
+Chunk = tuple[list["FileReport"], int]
+"""A chunk's reports, and how many findings the baselines hid in it."""
 
 
 def available_cores() -> int:
@@ -55,16 +64,23 @@ def can_fork() -> bool:
 
 
 def worker_count(files: int, jobs: int) -> int:
-    """How many workers lint ``files`` files with at most ``jobs`` processes (1: no pool)."""
+    """How many processes, the calling one included, lint ``files`` files with at most ``jobs`` (1: no fork)."""
     if jobs <= 1 or files < MIN_FILES or not can_fork():
         return 1
     return max(1, min(jobs, files // FILES_PER_WORKER))
 
 
 def chunks(paths: Sequence[Path], workers: int) -> list[list[Path]]:
-    """``paths`` cut into contiguous runs, in order."""
-    size = max(1, -(-len(paths) // (workers * CHUNKS_PER_WORKER)))
-    return [list(paths[i : i + size]) for i in range(0, len(paths), size)]
+    """``paths`` cut into contiguous runs, in order: each a share of what is left (half of what
+    each process would still get), so the first are large and the last :data:`SMALLEST_CHUNK` files."""
+    smallest = max(SMALLEST_CHUNK, -(-len(paths) // (MAX_CHUNKS // 2)))
+    out: list[list[Path]] = []
+    start = 0
+    while start < len(paths):
+        size = max(smallest, -(-(len(paths) - start) // (2 * workers)))
+        out.append(list(paths[start : start + size]))
+        start += size
+    return out
 
 
 def _die_with_parent() -> None:
@@ -77,11 +93,6 @@ def _die_with_parent() -> None:
         pass
     if os.getppid() != _parent:  # the parent died before the request took effect
         os._exit(1)
-
-
-def _start_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _die_with_parent()
 
 
 def _prepare() -> None:
@@ -100,52 +111,119 @@ def _prepare() -> None:
     importlib.import_module("lait_core.rules.agents.context_budget")  # an agent's lint imports it
 
 
-def _lint_chunk(paths: list[Path]) -> tuple[list[FileReport], int]:
-    linter = _linter
-    assert linter is not None, "a lint worker runs only in a fork of the parent"
+def _lint_chunk(linter: Linter, paths: list[Path]) -> Chunk:
     before = linter.baselined
     lint = linter.lint_file_of_batch if linter.options.batch else linter.lint_file
     reports = [lint(path) for path in paths]
     return reports, linter.baselined - before
 
 
-def lint_in_pool(linter: Linter, paths: Sequence[Path], workers: int) -> Iterator[FileReport]:
-    """Each file's report, in the order of ``paths``, linted by ``workers`` forked processes;
-    the findings the baselines hid are added to ``linter.baselined``. If a worker dies (killed, out
-    of memory), the files not reported yet are linted here instead: nothing is lost, nothing hangs."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+def _take(queue: int) -> int | None:
+    """The next chunk's number, or None once the queue is empty (its writing end is closed)."""
+    data = os.read(queue, 4)
+    return int.from_bytes(data, "little") if len(data) == 4 else None
 
-    global _linter, _parent
-    _linter, _parent = linter, os.getpid()
+
+def _work(linter: Linter, work: list[list[Path]], queue: int, deliver: Callable[[int, Chunk], None]) -> None:
+    while (index := _take(queue)) is not None:
+        deliver(index, _lint_chunk(linter, work[index]))
+
+
+def _result_file() -> int:
+    try:
+        return os.memfd_create("lait-lint", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        import tempfile
+
+        return os.dup(tempfile.TemporaryFile().fileno())
+
+
+def _run_worker(linter: Linter, work: list[list[Path]], queue: int, out: int) -> None:
+    """A forked worker's whole life: it never returns into the parent's code (``os._exit``)."""
+    status = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        _die_with_parent()
+        import pickle
+
+        def deliver(index: int, done: Chunk) -> None:
+            record = pickle.dumps((index, *done), protocol=pickle.HIGHEST_PROTOCOL)
+            data = memoryview(len(record).to_bytes(8, "little") + record)
+            while data:
+                data = data[os.write(out, data) :]
+
+        _work(linter, work, queue, deliver)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _read_results(out: int, into: dict[int, Chunk]) -> None:
+    """The chunks a worker wrote to ``out``; a record it was killed while writing is left out."""
+    import pickle
+
+    size = os.lseek(out, 0, os.SEEK_END)
+    data = os.pread(out, size, 0) if size else b""
+    at = 0
+    while at + 8 <= len(data):
+        length = int.from_bytes(data[at : at + 8], "little")
+        if at + 8 + length > len(data):
+            break
+        index, reports, hidden = pickle.loads(data[at + 8 : at + 8 + length])
+        into[index] = (reports, hidden)
+        at += 8 + length
+
+
+def lint_in_pool(linter: Linter, paths: Sequence[Path], workers: int) -> Iterator[FileReport]:
+    """Each file's report, in the order of ``paths``, linted by this process and ``workers - 1``
+    forked ones; the findings the baselines hid are added to ``linter.baselined``. If a worker dies
+    (killed, out of memory), this process lints the chunks it did not report: nothing is lost,
+    nothing hangs."""
+    global _parent
+    _parent = os.getpid()
     _prepare()
+    work = chunks(paths, workers)
+    done: dict[int, Chunk] = {}
+    children: dict[int, int] = {}  # pid -> its result file
+    queue, fill = os.pipe()
     # Objects the parent made so far are never scanned again by the collector, in the parent or the
     # workers: a collection in a fresh fork would otherwise touch (and copy) every inherited page.
     gc.freeze()
-    pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker
-    )
-    done = 0
-    work = chunks(paths, workers)
-    finished = False
     try:
         try:
-            for reports, hidden in pool.map(_lint_chunk, work):
-                linter.baselined += hidden
-                done += 1
-                yield from reports
-        except BrokenProcessPool:
-            for chunk in work[done:]:
-                for path in chunk:
-                    yield linter.lint_file(path)
-        finished = True
+            os.write(fill, b"".join(i.to_bytes(4, "little") for i in range(len(work))))
+        finally:
+            os.close(fill)  # so that an empty queue reads as its end
+        for _ in range(workers - 1):
+            out = _result_file()
+            try:
+                pid = os.fork()
+            except OSError:  # no more processes: the ones started (and this one) lint it all
+                os.close(out)
+                break
+            if pid == 0:
+                _run_worker(linter, work, queue, out)
+            children[pid] = out
+        # this process's own chunks: their hidden findings are already in linter.baselined
+        _work(linter, work, queue, lambda index, chunk: done.__setitem__(index, (chunk[0], 0)))
+        for pid, out in list(children.items()):
+            os.waitpid(pid, 0)
+            del children[pid]
+            try:
+                _read_results(out, done)
+            finally:
+                os.close(out)
+        for index, chunk in enumerate(work):  # a worker died before reporting these
+            if index not in done:
+                done[index] = (_lint_chunk(linter, chunk)[0], 0)
     finally:
-        if not finished:  # interrupted, or an error: the workers stop now, not after their chunk
-            processes = getattr(pool, "_processes", None) or {}
-            for process in list(processes.values()):
-                if process.is_alive():
-                    process.kill()
-        pool.shutdown(wait=True, cancel_futures=True)
-        _linter = None
+        for pid, out in children.items():  # interrupted, or an error: the workers stop now
+            os.kill(pid, signal.SIGKILL)  # not reaped yet, so the pid is still this worker's
+            os.waitpid(pid, 0)
+            os.close(out)
+        os.close(queue)
         gc.unfreeze()
+    for index in range(len(work)):
+        reports, hidden = done[index]
+        linter.baselined += hidden
+        yield from reports

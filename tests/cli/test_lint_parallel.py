@@ -1,6 +1,6 @@
-"""`lait lint` over many files in worker processes: the same bytes as a serial run, in every format,
-also when a worker dies, and no worker left behind (after a normal exit, and after the parent is
-killed mid-lint)."""
+"""`lait lint` over many files in the calling process and forked workers: the same bytes as a serial
+run, in every format, also when a worker dies, and no worker left behind (after a normal exit, after
+Ctrl-C, and after the parent is killed mid-lint)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from lait_core.documents.config_file import ConfigMode
 from lait_core.lint.discovery import discover
 from lait_core.lint.engine import Linter, LintOptions
-from lait_core.lint.parallel import MIN_FILES, lint_in_pool, worker_count
+from lait_core.lint.parallel import MIN_FILES, SMALLEST_CHUNK, chunks, lint_in_pool, worker_count
 from tests.cli.conftest import Lait
 from tests.engine.conftest import live_group_members
 
@@ -76,11 +76,11 @@ def write_project(root: Path, workflows: int) -> Path:
     return root
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
-def test_parallel_output_is_byte_identical_to_serial(lait: Lait, fmt: str) -> None:
+@pytest.mark.parametrize(("fmt", "jobs"), [("text", "2"), ("json", "2"), ("sarif", "2"), ("github", "3")])
+def test_parallel_output_is_byte_identical_to_serial(lait: Lait, fmt: str, jobs: str) -> None:
     write_project(lait.cwd / "project", MIN_FILES + 40)
     serial = lait("lint", "--format", fmt, "--jobs", "1", "project")
-    parallel = lait("lint", "--format", fmt, "--jobs", "2", "project")
+    parallel = lait("lint", "--format", fmt, "--jobs", jobs, "project")
     assert serial.returncode == 3, serial.stderr  # errors were found
     assert "LAIT" in serial.stdout
     assert (parallel.returncode, parallel.stdout, parallel.stderr) == (
@@ -112,13 +112,25 @@ def test_the_pool_serves_exactly_the_serial_reports(tmp_path: Path) -> None:
     paths = [Path(p) for p in discover([str(project)]) if not p.endswith("lait.config.yml")]
     assert worker_count(len(paths), 2) == 2  # so `--jobs 2` above went through the pool
     serial = Linter(LintOptions(ConfigMode.SEARCH))
-    pooled = Linter(LintOptions(ConfigMode.SEARCH, jobs=2))
-    for path in paths:
-        pooled.workspace_for(path)
-        pooled.policy_for(path)
     expected = [serial.lint_file(path) for path in paths]
-    assert list(lint_in_pool(pooled, paths, 2)) == expected
     assert any(report.diagnostics for report in expected)
+    for workers in (2, 3):
+        pooled = Linter(LintOptions(ConfigMode.SEARCH, jobs=workers))
+        for path in paths:
+            pooled.workspace_for(path)
+            pooled.policy_for(path)
+        assert list(lint_in_pool(pooled, paths, workers)) == expected
+
+
+def test_chunks_cover_the_files_in_order_and_shrink_to_the_smallest() -> None:
+    paths = [Path(f"f{n}.yml") for n in range(1200)]
+    cut = chunks(paths, 2)
+    assert [p for chunk in cut for p in chunk] == paths
+    sizes = [len(chunk) for chunk in cut]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[0] == 300  # a quarter: half of each process's share
+    assert sizes[-2] == SMALLEST_CHUNK  # the processes finish within a few files of each other
+    assert chunks(paths[:3], 2) == [paths[:3]]
 
 
 def test_few_files_are_linted_without_a_pool() -> None:
@@ -163,7 +175,7 @@ def test_no_worker_outlives_a_normal_lint(lait: Lait) -> None:
 
 def test_workers_die_with_a_killed_parent(lait: Lait) -> None:
     write_project(lait.cwd / "project", 1200)
-    proc = _lint_in_own_group(lait, "--jobs", "2", "project")
+    proc = _lint_in_own_group(lait, "--jobs", "3", "project")  # the parent and two workers
     try:
         seen = _wait_until(lambda: len(live_group_members(proc.pid)) >= 3, 60)
         if not seen:
@@ -184,7 +196,7 @@ def test_a_killed_worker_loses_no_report(lait: Lait) -> None:
     write_project(lait.cwd / "project", 1200)
     serial = lait("lint", "--jobs", "1", "project")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lait_cli.main", "lint", "--jobs", "2", "project"],
+        [sys.executable, "-m", "lait_cli.main", "lint", "--jobs", "3", "project"],
         cwd=lait.cwd,
         env=lait.env,
         stdin=subprocess.DEVNULL,
@@ -213,3 +225,31 @@ def test_a_killed_worker_loses_no_report(lait: Lait) -> None:
     assert out.decode() == serial.stdout
     assert err.decode() == serial.stderr
     assert _wait_until(lambda: not live_group_members(proc.pid), 10)
+
+
+def test_ctrl_c_stops_the_workers_and_reports_it(lait: Lait) -> None:
+    write_project(lait.cwd / "project", 1200)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lait_cli.main", "lint", "--jobs", "3", "project"],
+        cwd=lait.cwd,
+        env=lait.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        if not _wait_until(lambda: len(live_group_members(proc.pid)) >= 3, 60):
+            proc.kill()
+            proc.communicate()
+            pytest.skip("the lint ended before both workers were seen")
+        os.kill(proc.pid, signal.SIGINT)  # the parent only, as the workers ignore it anyway
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130
+    assert "Traceback" not in err.decode()
+    assert out.decode() == ""  # no report of a part of the files
+    assert _wait_until(lambda: not live_group_members(proc.pid), 10), live_group_members(proc.pid)
