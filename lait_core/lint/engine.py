@@ -386,10 +386,18 @@ class Linter:
         from lait_core.lint.parallel import worker_count
 
         workers = worker_count(len(paths), self.options.jobs) if lint_file is None else 1
-        if workers == 1 and lint_file is None and self.options.batch:
-            return [self.lint_file_of_batch(path) for path in paths]
+        if lint_file is None and self.options.batch:
+            from lait_core.lint.workspace import resolved_folders
+
+            with resolved_folders():
+                if workers == 1:
+                    return [self.lint_file_of_batch(path) for path in paths]
+                return self._lint_in_pool(paths, workers)
         if workers == 1:
             return [(lint_file or self.lint_file)(path) for path in paths]
+        return self._lint_in_pool(paths, workers)
+
+    def _lint_in_pool(self, paths: list[Path], workers: int) -> list[FileReport]:
         from lait_core.lint.parallel import lint_in_pool
 
         for path in paths:  # configs and policies load here, in the order a serial run loads them

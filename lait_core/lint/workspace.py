@@ -10,7 +10,9 @@ which would hold every located tree a large project's files use (docs/performanc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,11 +31,49 @@ from lait_core.syntax.positions import Range
 D = TypeVar("D")
 
 
+_folders: dict[str, str | None] | None = None
+"""Within :func:`resolved_folders`: each folder's resolved path (None: it does not exist)."""
+
+
 def canonical(path: Path) -> str:
+    """The path with every symbolic link resolved, or its absolute path if there is no such file."""
+    if _folders is not None:
+        folder, name = os.path.split(path)
+        if name not in ("", ".", ".."):
+            real = _folders.get(folder, "")
+            if real == "":
+                try:
+                    real = os.path.realpath(folder or os.curdir, strict=True)
+                except OSError:
+                    real = None
+                _folders[folder] = real
+            if real is None:
+                return os.path.abspath(path)
+            joined = os.path.join(real, name)
+            try:
+                is_link = stat.S_ISLNK(os.lstat(joined).st_mode)
+            except OSError:
+                return os.path.abspath(path)
+            if not is_link:
+                return joined
     try:
         return str(path.resolve(strict=True))
     except OSError:
         return os.path.abspath(path)
+
+
+@contextmanager
+def resolved_folders() -> Iterator[None]:
+    """Within, :func:`canonical` resolves each folder once and then looks only at the file (one
+    system call instead of one per part of the path: 20 us a call, 2,300 calls for 1,000 workflows).
+    For a batch lint (`lait lint`), during which no folder is moved or relinked; an editor's
+    workspace lives too long for that."""
+    global _folders
+    outer, _folders = _folders, {} if _folders is None else _folders
+    try:
+        yield
+    finally:
+        _folders = outer
 
 
 def display_path(path: Path) -> str:
