@@ -19,4 +19,16 @@ def main() -> None:
     send_ahead_if_chat(sys.argv[1:])  # a chat's first request leaves now; the engine adopts its answer
     from lait_cli.main import main as run
 
-    run()
+    try:
+        run()
+    except SystemExit as exc:
+        _leave_quickly(exc.code)
+        raise
+    _leave_quickly(None)
+
+
+def _leave_quickly(code: object) -> None:
+    """Skip the interpreter's teardown if the command asked to (:mod:`lait_cli.support.quick_exit`)."""
+    quick = sys.modules.get("lait_cli.support.quick_exit")
+    if quick is not None:
+        quick.leave(code)

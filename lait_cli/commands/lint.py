@@ -74,9 +74,12 @@ def lint(
         ),
     ] = None,
 ) -> None:
+    from lait_cli.support import quick_exit
     from lait_core.documents.config_file import ConfigError, ConfigMode
     from lait_core.lint.engine import FileReport, Linter, LintOptions, LintResult
     from lait_core.lint.formats import FORMATS, render
+
+    quick_exit.request()  # nothing the interpreter's teardown frees is needed after the report
 
     if fmt not in FORMATS:
         raise fail(f"unknown --format '{fmt}'; expected one of: {', '.join(FORMATS)}", 2)
