@@ -85,13 +85,31 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         sys.stderr.write("lait: interrupted\n")
         raise SystemExit(130) from None
-    except SystemExit:
+    except SystemExit as exc:
+        if _typer_swallowed_ctrl_c(exc):  # typer turns Ctrl-C into a silent exit 130
+            sys.stderr.write("lait: interrupted\n")
         raise
     except Exception as exc:  # a bug: report it in one line, never as a traceback
         sys.stderr.write(f"lait: internal error: {type(exc).__name__}: {exc}\n")
         if os.environ.get("LAIT_DEBUG"):
             raise
         raise SystemExit(1) from None
+
+
+def _typer_swallowed_ctrl_c(exc: SystemExit) -> bool:
+    """Whether ``exc`` is typer's answer to a ``KeyboardInterrupt`` no command handled: typer raises
+    ``Exit(130)`` from it and exits quietly. A command that handles Ctrl-C itself (a run, a chat, an
+    MCP call) prints its own line and exits without that chain, so nothing is printed twice."""
+    import typer
+
+    seen: BaseException | None = exc.__context__
+    for _ in range(8):  # the chain is SystemExit <- typer.Exit <- KeyboardInterrupt
+        if seen is None:
+            return False
+        if isinstance(seen, typer.Exit):
+            return exc.code == 130 and isinstance(seen.__cause__, KeyboardInterrupt)
+        seen = seen.__context__
+    return False
 
 
 if __name__ == "__main__":
