@@ -904,12 +904,13 @@ def lait_cli() -> list[str]:
 
 PROJECT_CONFIG = """\
 # Written by bench/lsp_latency.py: the MCP servers the generated workflows name, so that lait-ls
-# checks the names and can complete and explain them.
+# checks the names and can complete and explain them. The packages name their versions, as LAIT113
+# asks (the bench lints the project and expects it clean).
 mcp_servers:
   github: {command: github-mcp-server, args: [stdio]}
-  filesystem: {command: npx, args: [-y, "@modelcontextprotocol/server-filesystem", "."]}
-  fetch: {command: uvx, args: [mcp-server-fetch]}
-  git: {command: uvx, args: [mcp-server-git, --repository, "."]}
+  filesystem: {command: npx, args: [-y, "@modelcontextprotocol/server-filesystem@2025.8.21", "."]}
+  fetch: {command: uvx, args: [mcp-server-fetch==2025.4.7]}
+  git: {command: uvx, args: [mcp-server-git==2025.9.25, --repository, "."]}
 """
 
 
