@@ -28,7 +28,8 @@ What it does (details in bench/README.md):
 5. Prints a table and writes every sample as JSON to ``bench/.out/lsp_latency.json``.
 6. With ``--workspace N`` (default 500): times ``workspace/diagnostic`` (pull mode, a fresh server each
    run: the first request, then a second with every result id) on bench/lint_vs_check_jsonschema.py's
-   project of N workflows against ``lait lint`` of the same project, and checks both report the same
+   project of N workflows against ``lait lint`` of the same project (and ``lait lint --jobs 1``, one
+   process like lait-ls), and checks all report the same
    number of findings.
 
 yaml-language-server validates 200 ms after the last change. That delay is hard-coded
@@ -1297,8 +1298,10 @@ async def main_async(args: argparse.Namespace) -> int:
                 f"cold {fmt(ws['workspace_diagnostic_cold']['median_ms'])} ms, warm "
                 f"{fmt(ws['workspace_diagnostic_warm']['median_ms'])} ms (no change), "
                 f"{fmt(ws['workspace_diagnostic_one_agent_changed']['median_ms'])} ms (one agent changed: "
-                f"{ws['full_reports_after_one_change']} full reports); lait lint {fmt(ws['lait_lint']['median_ms'])} ms"
+                f"{ws['full_reports_after_one_change']} full reports); lait lint {fmt(ws['lait_lint']['median_ms'])} ms, "
+                f"lait lint --jobs 1 {fmt(ws['lait_lint_jobs_1']['median_ms'])} ms ({os.cpu_count()} CPUs)"
                 f"\n- ratio warm / lait lint: {ws['ratio_warm']:.3f}"
+                f"\n- ratio cold / lait lint --jobs 1 (one process each): {ws['ratio_cold_jobs_1']:.3f}"
                 f"\n- ratio cold / lait lint: {ws['ratio_cold']:.3f} <= {WORKSPACE_RATIO_TARGET} -> {verdict}"
             )
         OUT_FILE.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -1329,18 +1332,23 @@ async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int)
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "no-xdg-config")}
     files = len(corpus.workflows) + len(corpus.agents)
     lint_ms: list[float] = []
+    lint_one_ms: list[float] = []  # `lait lint --jobs 1`: one process, like lait-ls's in-process lint
     findings = 0
     for _ in range(runs):
-        started = time.perf_counter()
-        proc = subprocess.run(
-            [*lait_cli(), "lint", "--format", "json", str(project)],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
-        lint_ms.append((time.perf_counter() - started) * 1000.0)
-        findings = len(json.loads(proc.stdout or "[]"))
+        for jobs, samples in ((None, lint_ms), ("1", lint_one_ms)):
+            started = time.perf_counter()
+            proc = subprocess.run(
+                [*lait_cli(), "lint", "--format", "json", *(["--jobs", jobs] if jobs else []), str(project)],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
+            samples.append((time.perf_counter() - started) * 1000.0)
+            count = len(json.loads(proc.stdout or "[]"))
+            if jobs is not None and count != findings:
+                raise SystemExit(f"lait lint --jobs {jobs} found {count} problems, lait lint {findings}")
+            findings = count
     cold: list[float] = []
     warm: list[float] = []
     one_change: list[float] = []
@@ -1391,12 +1399,14 @@ async def measure_workspace(tmp: Path, logs: Path, n: int, runs: int, seed: int)
         "files": files,
         "findings": findings,
         "lait_lint": stats_of(lint_ms),
+        "lait_lint_jobs_1": stats_of(lint_one_ms),
         "workspace_diagnostic_cold": stats_of(cold),
         "workspace_diagnostic_warm": stats_of(warm),
         "workspace_diagnostic_one_agent_changed": stats_of(one_change),
         "full_reports_after_one_change": full_after_change,
         "ratio_warm": round(statistics.median(warm) / statistics.median(lint_ms), 4),
         "ratio_cold": round(statistics.median(cold) / statistics.median(lint_ms), 4),
+        "ratio_cold_jobs_1": round(statistics.median(cold) / statistics.median(lint_one_ms), 4),
     }
 
 

@@ -7,8 +7,9 @@ directory only): in search mode each file is checked against the nearest ``lait.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,7 +112,9 @@ class Linter:
         self._workspaces: dict[str, Workspace] = {}
         self._policies: dict[str, tuple[RulePolicy, Baseline | None]] = {}
         self._project_configs: dict[str, Path | None] = {}
-        """The project config found from each folder (batch runs only, see :meth:`_project_config`)."""
+        """The project config found from each folder (batch runs and snapshots, see :meth:`_project_config`)."""
+        self._snapshots = 0
+        """How many :meth:`snapshot` blocks are open."""
         self.baselined = 0
         """Findings left out because the baseline records them."""
         self.baseline_problems: list[str] = []
@@ -161,13 +164,31 @@ class Linter:
     def _project_config(self, start: Path) -> Path | None:
         """:func:`find_project_config` from ``start``; a batch run (``LintOptions.batch``) walks up
         from each folder once (it was about 6% of a lint's CPU: three walks per file). An editor's
-        linter always looks again, as a config file may appear without its being told."""
-        if not self.options.batch:
+        linter always looks again, as a config file may appear without its being told, except
+        within one workspace lint (:meth:`snapshot`)."""
+        if not self.options.batch and not self._snapshots:
             return find_project_config(start)
         key = str(start)
         if key not in self._project_configs:
             self._project_configs[key] = find_project_config(start)
         return self._project_configs[key]
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Within, a batch's shortcuts for one lint of many files (an editor's workspace pull, see
+        docs/performance.md): each folder's project config is looked for once and each folder is
+        resolved once (:func:`~lait_core.lint.workspace.resolved_folders`, in this thread only), as
+        if no config appeared and no folder moved during it. They are forgotten at the end."""
+        from lait_core.lint.workspace import resolved_folders
+
+        self._snapshots += 1
+        try:
+            with resolved_folders():
+                yield
+        finally:
+            self._snapshots -= 1
+            if not self._snapshots and not self.options.batch:
+                self._project_configs.clear()
 
     def workspace_for(self, path: Path) -> Workspace:
         loaded = self.config_for(path)

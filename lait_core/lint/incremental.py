@@ -164,7 +164,8 @@ class IncrementalLinter:
             linted.add(key)
             return report
 
-        result = linter.lint_paths(paths, lint_file=lint_file)
+        with linter.snapshot():  # one pull sees one state of the folders and their configs
+            result = linter.lint_paths(paths, lint_file=lint_file)
         self._configs = self._config_stamps()
         return Outcome(result, linted)
 

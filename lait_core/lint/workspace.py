@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,22 +32,28 @@ from lait_core.syntax.positions import Range
 D = TypeVar("D")
 
 
-_folders: dict[str, str | None] | None = None
-"""Within :func:`resolved_folders`: each folder's resolved path (None: it does not exist)."""
+class _Resolved(threading.local):
+    folders: dict[str, str | None] | None = None
+    """Within :func:`resolved_folders` (in this thread): each folder's resolved path (None: it does
+    not exist)."""
+
+
+_resolved = _Resolved()
 
 
 def canonical(path: Path) -> str:
     """The path with every symbolic link resolved, or its absolute path if there is no such file."""
-    if _folders is not None:
+    folders = _resolved.folders
+    if folders is not None:
         folder, name = os.path.split(path)
         if name not in ("", ".", ".."):
-            real = _folders.get(folder, "")
+            real = folders.get(folder, "")
             if real == "":
                 try:
                     real = os.path.realpath(folder or os.curdir, strict=True)
                 except OSError:
                     real = None
-                _folders[folder] = real
+                folders[folder] = real
             if real is None:
                 return os.path.abspath(path)
             joined = os.path.join(real, name)
@@ -67,13 +74,14 @@ def resolved_folders() -> Iterator[None]:
     """Within, :func:`canonical` resolves each folder once and then looks only at the file (one
     system call instead of one per part of the path: 20 us a call, 2,300 calls for 1,000 workflows).
     For a batch lint (`lait lint`), during which no folder is moved or relinked; an editor's
-    workspace lives too long for that."""
-    global _folders
-    outer, _folders = _folders, {} if _folders is None else _folders
+    workspace lives too long for that, but one workspace lint is a snapshot (lait-ls's other threads
+    resolve as before: the cache is the calling thread's)."""
+    outer = _resolved.folders
+    _resolved.folders = {} if outer is None else outer
     try:
         yield
     finally:
-        _folders = outer
+        _resolved.folders = outer
 
 
 def display_path(path: Path) -> str:

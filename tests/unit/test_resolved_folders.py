@@ -42,3 +42,51 @@ def test_the_cache_changes_no_name(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     with resolved_folders():
         for _ in range(2):  # the first call fills the cache, the second reads it
             assert [canonical(Path(name)) for name in names] == expected
+
+
+def test_the_cache_is_the_calling_threads(tmp_path: Path) -> None:
+    """lait-ls's workspace pull resolves folders once (a snapshot, ``Linter.snapshot``) while its other
+    threads keep resolving afresh: a folder relinked meanwhile is seen at once outside the pull."""
+    import threading
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "a.yml").write_text("steps: []\n", encoding="utf-8")
+    link = tmp_path / "link"
+    link.symlink_to(first, target_is_directory=True)
+    seen: list[str] = []
+    with resolved_folders():
+        assert canonical(link / "a.yml") == str(first.resolve() / "a.yml")
+        link.unlink()
+        link.symlink_to(second, target_is_directory=True)
+        thread = threading.Thread(target=lambda: seen.append(canonical(link / "a.yml")))
+        thread.start()
+        thread.join()
+        assert canonical(link / "a.yml") == str(first.resolve() / "a.yml")  # this thread's snapshot
+    assert seen == [str(second.resolve() / "a.yml")]
+    assert canonical(link / "a.yml") == str(second.resolve() / "a.yml")
+
+
+def test_a_snapshot_forgets_the_project_configs_it_found(tmp_path: Path) -> None:
+    """An editor's linter looks for the project config again after each workspace lint."""
+    from lait_core.documents.config_file import ConfigMode
+    from lait_core.lint.engine import Linter, LintOptions
+
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    flow = project / "sub" / "flow.yml"
+    flow.write_text("version: 2\nsteps: []\n", encoding="utf-8")
+    config = project / "lait.config.yml"
+    linter = Linter(LintOptions(ConfigMode.SEARCH, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")}))
+    with linter.snapshot():
+        linter.lint_paths([str(project)])
+        assert linter.config_for(flow).project is None
+        config.write_text("version: 2\n", encoding="utf-8")
+        assert linter.config_for(flow).project is None  # one lint, one state of the configs
+    with linter.snapshot():  # the next one looks again
+        found = linter.config_for(flow).project
+        assert found is not None and Path(found.path) == config
+    assert linter.config_for(flow).project is not None
+    config.unlink()
+    assert linter.config_for(flow).project is None  # outside a snapshot: looked for each time
