@@ -193,48 +193,29 @@ def first_request(chat: QuickChat) -> Request:
     if model is not None and (not model.strip() or model == EMBEDDED_ALIAS):
         raise NotQuick("an empty model name, or the embedded model")
     sampling = _sampling(chat)
-    base_url = _value(chat, "base_url")
-    api_key = _value(chat, "api_key")
-    system = chat.values.get("system")
-    if files:
-        from lait_core.engine.llm.ahead_config import NotUnderstood, read_chat_config, resolve
+    from lait_core.engine.llm.ahead_config import NotUnderstood, read_chat_config, resolve
 
-        try:
-            target = resolve(
-                read_chat_config(files),
-                model=model,
-                base_url=base_url,
-                api_key=api_key,
-                sampling=sampling,
-                system=system,
-                system_given="system" in chat.values,
-            )
-        except NotUnderstood as exc:
-            raise NotQuick(f"the config: {exc}") from None
-        base_url, api_key, model, sampling, system = (
-            target.base_url,
-            target.api_key,
-            target.model_id,
-            target.sampling,
-            target.system,
+    try:  # with no file in effect, the empty config: argv and the environment alone
+        target = resolve(
+            read_chat_config(files),
+            model=model,
+            base_url=_value(chat, "base_url"),
+            api_key=_value(chat, "api_key"),
+            sampling=sampling,
+            system=chat.values.get("system"),
+            system_given="system" in chat.values,
         )
-    else:
-        if model is None:
-            raise NotQuick("no model")
-        from lait_core.engine.llm.wire import DEFAULT_BASE_URL
-
-        base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        if not base_url:
-            raise NotQuick("empty base URL")
+    except NotUnderstood as exc:
+        raise NotQuick(f"the config: {exc}") from None
     from lait_core.engine.llm.chat_types import ChatRequest, system_message, user_message
 
     prompt = _prompt(chat)
-    messages = [system_message(system)] if system else []
+    messages = [system_message(target.system)] if target.system else []
     messages.append(user_message(prompt))
     stream = "stream" in chat.flags
     include_usage = "show_usage" in chat.flags and "quiet" not in chat.flags
-    request = ChatRequest(messages, sampling=sampling, stream=stream, include_usage=include_usage)
-    return base_url, api_key, request.body(model)
+    request = ChatRequest(messages, sampling=target.sampling, stream=stream, include_usage=include_usage)
+    return target.base_url, target.api_key, request.body(target.model_id)
 
 
 def send_ahead_if_chat(argv: list[str]) -> bool:
