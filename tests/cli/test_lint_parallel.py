@@ -145,14 +145,16 @@ def test_bad_jobs_is_a_usage_error(lait: Lait) -> None:
     assert "--jobs must be at least 1" in done.stderr
 
 
-def _lint_in_own_group(lait: Lait, *args: str) -> subprocess.Popen[bytes]:
+def _lint_in_own_group(lait: Lait, *args: str, capture: bool = False) -> subprocess.Popen[bytes]:
+    """``lait lint ARGS`` in a session of its own (its pid is its group's); ``capture``: its output piped."""
+    output = subprocess.PIPE if capture else subprocess.DEVNULL
     return subprocess.Popen(
         [sys.executable, "-m", "lait_cli.main", "lint", *args],
         cwd=lait.cwd,
         env=lait.env,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output,
+        stderr=output,
         start_new_session=True,
     )
 
@@ -195,15 +197,7 @@ def test_workers_die_with_a_killed_parent(lait: Lait) -> None:
 def test_a_killed_worker_loses_no_report(lait: Lait) -> None:
     write_project(lait.cwd / "project", 1200)
     serial = lait("lint", "--jobs", "1", "project")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lait_cli.main", "lint", "--jobs", "3", "project"],
-        cwd=lait.cwd,
-        env=lait.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    proc = _lint_in_own_group(lait, "--jobs", "3", "project", capture=True)
     try:
         workers: list[int] = []
 
@@ -229,15 +223,7 @@ def test_a_killed_worker_loses_no_report(lait: Lait) -> None:
 
 def test_ctrl_c_stops_the_workers_and_reports_it(lait: Lait) -> None:
     write_project(lait.cwd / "project", 1200)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lait_cli.main", "lint", "--jobs", "3", "project"],
-        cwd=lait.cwd,
-        env=lait.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    proc = _lint_in_own_group(lait, "--jobs", "3", "project", capture=True)
     try:
         if not _wait_until(lambda: len(live_group_members(proc.pid)) >= 3, 60):
             proc.kill()
