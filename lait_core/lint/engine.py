@@ -408,9 +408,7 @@ class Linter:
 
         workers = worker_count(len(paths), self.options.jobs) if lint_file is None else 1
         if lint_file is None and self.options.batch:
-            from lait_core.lint.workspace import resolved_folders
-
-            with resolved_folders():
+            with self.snapshot():  # a batch run is one snapshot from its first file to its last
                 if workers == 1:
                     return [self.lint_file_of_batch(path) for path in paths]
                 return self._lint_in_pool(paths, workers)
