@@ -54,8 +54,7 @@ def _items(ls: LaitServer, path: str, diags: list[Diagnostic], uri: str) -> list
         return []  # a clean file is not read again for its line index
     loaded = ls.overlay.read(Path(path))
     index = LineIndex(loaded.text or "")
-    display = diags[0].path if diags else path
-    return [to_lsp(d, index, {display: uri}) for d in diags]
+    return [to_lsp(d, index, {diags[0].path: uri}) for d in diags]
 
 
 async def document_items(ls: LaitServer, uri: str) -> list[lsp.Diagnostic]:
