@@ -8,7 +8,7 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls.capabilities import ServerCapabilitiesBuilder
@@ -21,6 +21,9 @@ from lait_core.documents.config_file import ConfigMode, global_config_file
 from lait_core.lint.discovery import FileKind
 from lait_core.lint.engine import Linter, LintOptions
 from lait_ls.documents import Overlay, agent_references, lait_kind
+
+if TYPE_CHECKING:
+    from lait_ls.features.code_actions import Provider as CodeActionProvider
 
 log = logging.getLogger("lait-ls")
 
@@ -87,6 +90,13 @@ class LaitServer(LanguageServer):
         self.read_env = True
         """Runs read the project's ``.env`` (initialization option ``noEnv: true`` turns it off, like
         the CLI's ``--no-env``)."""
+        self.code_action_kinds: list[lsp.CodeActionKind | str] = [lsp.CodeActionKind.QuickFix]
+        """The code action kinds announced in the capabilities: a feature that adds actions of
+        another kind appends its kind from its ``register`` (before ``initialize`` is answered)."""
+        self.code_action_providers: list[CodeActionProvider] = []
+        """Other features' code actions ("Run workflow", say): LSP allows one textDocument/codeAction
+        handler, and :mod:`lait_ls.features.code_actions` owns it; another feature appends its
+        provider here from its ``register``."""
 
     # -- documents ----------------------------------------------------------------------------
     @staticmethod

@@ -25,13 +25,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lait-ls")
 
-KINDS: list[lsp.CodeActionKind | str] = [lsp.CodeActionKind.QuickFix]
-"""The kinds announced in the capabilities (a feature adding actions of another kind appends to it)."""
-
 Provider = Callable[["LaitServer", lsp.CodeActionParams], Sequence[lsp.CodeAction | lsp.Command] | None]
-PROVIDERS: list[Provider] = []
-"""Other features' code actions ("Run workflow", say): LSP allows one textDocument/codeAction handler,
-and this module owns it, so another feature appends its provider here from its ``register``."""
+"""Another feature's code actions, kept in the server's ``code_action_providers``."""
 
 
 def fixes_from_data(data: Any) -> tuple[Fix, ...]:
@@ -136,13 +131,13 @@ def _matching(diag: Diagnostic, pairs: list[tuple[Diagnostic, lsp.Diagnostic]]) 
 def register(server: LaitServer) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
-        lsp.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=False),
+        lsp.CodeActionOptions(code_action_kinds=server.code_action_kinds, resolve_provider=False),
     )
     def code_action(
         ls: LaitServer, params: lsp.CodeActionParams
     ) -> list[lsp.CodeAction | lsp.Command] | None:
         out: list[lsp.CodeAction | lsp.Command] = []
-        for provider in (code_actions, *PROVIDERS):
+        for provider in (code_actions, *ls.code_action_providers):
             try:
                 out += provider(ls, params) or []
             except Exception:  # a broken buffer must never take the server down

@@ -80,12 +80,8 @@ def run_actions(ls: LaitServer, params: lsp.CodeActionParams) -> list[lsp.CodeAc
 
 
 def register(server: LaitServer) -> None:
-    from lait_ls.features.code_actions import KINDS, PROVIDERS
-
-    if RUN_KIND not in KINDS:  # once per process, however many servers are built
-        KINDS.append(RUN_KIND)
-    if run_actions not in PROVIDERS:
-        PROVIDERS.append(run_actions)
+    server.code_action_kinds.append(RUN_KIND)
+    server.code_action_providers.append(run_actions)
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
     def code_lens(ls: LaitServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
