@@ -707,18 +707,24 @@ def check_syntax(doc: WorkflowDocument) -> None:
 
 _RECENT: OrderedDict[tuple[str, str], WorkflowDocument] = OrderedDict()
 _RECENT_SIZE = 8
+_RECENT_PER_FILE = 2
+"""Parses kept of one named file: its newest text and the one used before it (a request may still
+be answered from the text the lint had; an incomplete edit's dependants read its last good text). An
+editor's every keystroke is a new text of the same file: with only the overall bound, typing into a
+10,000-line workflow kept eight of its parses alive (about 12 MiB each, docs/performance.md)."""
 _RECENT_LOCK = threading.Lock()
 
 
 def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
     """Parse and validate a workflow file; never raises for bad input.
 
-    The last few results are kept by file and text, so the linter, the outline and the navigation
-    index of an editor share one parse per document version (a parsed document is never mutated
-    afterwards). The file is part of the key exactly as given, because the parse's locations and
-    messages name it: two files with the same text are two parses, and so are one file's relative
-    display path (``lait lint .``, a workspace pull) and its absolute path (an open document), or a
-    workspace pull's messages would name the file absolutely whenever the editor had parsed it first.
+    The last few results are kept by file and text (at most :data:`_RECENT_PER_FILE` texts of one
+    file), so the linter, the outline and the navigation index of an editor share one parse per
+    document version (a parsed document is never mutated afterwards). The file is part of the key
+    exactly as given, because the parse's locations and messages name it: two files with the same
+    text are two parses, and so are one file's relative display path (``lait lint .``, a workspace
+    pull) and its absolute path (an open document), or a workspace pull's messages would name the
+    file absolutely whenever the editor had parsed it first.
     """
     key = (path, text)
     with _RECENT_LOCK:  # the language server parses on its request loop and its lint thread
@@ -727,10 +733,14 @@ def parse_workflow(text: str, path: str = "") -> WorkflowDocument:
             _RECENT.move_to_end(key)
             return cached
     doc = _parse_workflow(text, path)
+    dropped: list[WorkflowDocument] = []  # freed after the lock: a lookup never waits for that
     with _RECENT_LOCK:
         _RECENT[key] = doc
+        if path:  # texts parsed without a file name are not versions of one document
+            same = [k for k in _RECENT if k[0] == path]
+            dropped += [_RECENT.pop(k) for k in same[: len(same) - _RECENT_PER_FILE]]
         if len(_RECENT) > _RECENT_SIZE:
-            _RECENT.popitem(last=False)
+            dropped.append(_RECENT.popitem(last=False)[1])
     return doc
 
 

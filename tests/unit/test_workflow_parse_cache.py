@@ -79,3 +79,30 @@ def test_readers_of_positions_share_the_linters_parse_of_the_same_text(
     # a text nobody parsed yet: completion parses only the YAML (not the whole workflow)
     other = text + "# not kept\n"
     assert prepare(other, FileKind.WORKFLOW).tree is not None and kept_parse(other) is None
+
+
+def test_typing_into_one_file_keeps_two_of_its_parses_and_the_other_files_parses(tmp_path: Path) -> None:
+    """Every keystroke in an editor is a new text of the same file, linted under the same name:
+    the lint's parses of the older texts are not kept (typing into a 10,000-line workflow used to
+    keep eight of them, about 12 MiB each, see docs/performance.md), and another file's parse stays
+    shared however long one file is typed into."""
+    import gc
+
+    from lait_core.documents.workflow_file import WorkflowDocument, kept_parse, parse_workflow
+    from lait_core.lint.discovery import FileKind
+
+    (tmp_path / "lait.config.yml").write_text("", encoding="utf-8")
+    other_text = "steps:\n  - id: other\n    jq: '.a'\n# the other file of the typing test\n"
+    other = parse_workflow(other_text, str(tmp_path / "other.yml"))
+    typed = tmp_path / "typed.yml"
+    options = LintOptions(ConfigMode.SEARCH, environ={"XDG_CONFIG_HOME": "/nonexistent-lait-test"})
+    linter = Linter(options)  # as the language server's lint thread keeps one
+    texts = [f"# typing test {'x' * n}\nsteps:\n  - id: a\n    jq: '.x | length'\n" for n in range(12)]
+    for text in texts:
+        linter.lint_text(text, typed, FileKind.WORKFLOW)
+    assert [kept_parse(t) is not None for t in texts] == [False] * 10 + [True] * 2
+    assert kept_parse(other_text) is other
+    gc.unfreeze()  # count every live parse, also any a collector freeze moved out of gc's view
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, WorkflowDocument) and o.source.text in texts]
+    assert len(alive) == 2
