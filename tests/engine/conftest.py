@@ -4,6 +4,7 @@ build callers, shell tools and loops against it (with short retry delays)."""
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,20 @@ def shell_source(
 ) -> ShellToolSource:
     defs = {k: ShellToolDefinition.model_validate(v) for k, v in definitions.items()}
     return ShellToolSource(names if names is not None else list(defs), defs, **kwargs)
+
+
+def barrier(folder: Path, parties: int, then: str) -> list[str]:
+    """A shell command that leaves a file in ``folder`` and waits until ``parties`` such files are
+    there (each call of it leaves one), then runs ``then``. A call that waits 20 s in vain prints
+    ``alone`` instead: calls that do not run at the same time fail a test by their output, not by
+    a clock."""
+    where = shlex.quote(str(folder))
+    script = (
+        f"mkdir -p {where}; mktemp -p {where} >/dev/null; end=$(( $(date +%s) + 20 )); "
+        f'while [ "$(ls {where} | wc -l)" -lt {parties} ]; do '
+        f'if [ "$(date +%s)" -gt "$end" ]; then echo alone; exit 0; fi; sleep 0.01; done; {then}'
+    )
+    return ["sh", "-c", script]
 
 
 def live_group_members(pgid: int) -> list[int]:

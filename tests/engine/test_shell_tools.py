@@ -20,7 +20,7 @@ from lait_core.engine.llm.chat_types import ToolArgumentsError, ToolNameError
 from lait_core.engine.run.interaction import HeadlessInteraction
 from lait_core.engine.tools import CallContext, ToolResult, ToolSet
 from lait_core.engine.tools.shell import ShellToolSource
-from tests.engine.conftest import live_group_members, shell_source
+from tests.engine.conftest import barrier, live_group_members, shell_source
 
 REPO = Path(__file__).resolve().parents[2]
 PATTERN_SCHEMA = {
@@ -297,14 +297,13 @@ def test_endless_output_is_killed_at_16_mib_with_bounded_memory() -> None:
     assert report["elapsed"] < 10
 
 
-async def test_up_to_eight_shell_calls_run_concurrently() -> None:
-    source = shell_source({"nap": {"command": ["sleep", "0.5"]}})
+async def test_up_to_eight_shell_calls_run_concurrently(tmp_path: Path) -> None:
+    """All eight calls meet at a barrier: each gets past it only while the seven others run."""
+    source = shell_source({"nap": {"command": barrier(tmp_path / "met", 8, "echo met"), "timeout": 60}})
     tool = (await ToolSet.assemble([source])).tools[0]
     ctx = CallContext(HeadlessInteraction(), "c")
-    started = time.monotonic()
     results = await asyncio.gather(*(source.call(tool, "{}", ctx) for _ in range(8)))
-    assert all(r == ToolResult("") for r in results)
-    assert time.monotonic() - started < 2
+    assert results == [ToolResult("met")] * 8
 
 
 async def test_preview_shows_the_rendered_argv() -> None:
