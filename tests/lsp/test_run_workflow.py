@@ -340,9 +340,10 @@ async def test_parallel_runs_never_overlap_dialogs(tmp_path: Path) -> None:
         agent = tmp_path / "agents" / "helper.md"
         agent.parent.mkdir()
         agent.write_text(agent_text, encoding="utf-8")
-        for _ in range(2):
-            llm.push(tool_calls(call("tool__shout", {"text": "x"})))
-        llm.push(text("done"), text("done"))
+        # each run's first request gets a tool call and its second (after the tool's "X") the
+        # answer, whichever run's request comes first: a run can ask again before the other asked once
+        llm.push(*[tool_calls(call("tool__shout", {"text": "x"}))] * 2)
+        llm.route("X", text("done"), text("done"))
         async with run_client(tmp_path) as client:
             client.delay = 0.5
             client.answer("lait/approveToolCall", {"decision": "once"}, {"decision": "once"})
