@@ -55,6 +55,17 @@ def alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] not in "ZX"
 
 
+def written_pids(folder: Path, *names: str) -> list[int]:
+    """The pids a shell writes to the files ``names`` (in that order), once the last one's line is
+    complete: ``echo $$ > f`` creates ``f`` empty before it writes the line."""
+    deadline = time.monotonic() + 30
+    last = folder / names[-1]
+    while not (last.exists() and last.read_bytes().endswith(b"\n")):
+        assert time.monotonic() < deadline, f"{last} was never written"
+        time.sleep(0.02)
+    return [int((folder / name).read_text()) for name in names]
+
+
 # -- a successful run ----------------------------------------------------------------------------
 def test_progress_goes_to_stderr_and_the_result_alone_to_stdout(
     project: Lait, server: ScriptedOpenAIServer
@@ -408,11 +419,7 @@ def test_ctrl_c_cancels_the_run_and_its_processes(project: Lait) -> None:
     )
     pids: list[int] = []
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (project.cwd / "child.pid").exists():
-            time.sleep(0.02)
-        time.sleep(0.1)
-        pids = [int((project.cwd / name).read_text()) for name in ("child.pid", "shell.pid")]
+        pids = written_pids(project.cwd, "child.pid", "shell.pid")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:
