@@ -221,6 +221,16 @@ class ScriptedOpenAIServer:
     def bodies(self) -> list[Any]:
         return [r.body for r in self.requests]
 
+    def wait_for_requests(self, count: int, timeout: float = 30.0) -> list[Recorded]:
+        """The chat-completions requests, once at least ``count`` have arrived: a request that a
+        client wrote and never waited to have answered (sent ahead by a process that then exited)
+        may still be on its way through the handler thread."""
+        deadline = time.monotonic() + timeout
+        while len(found := self.requests) < count:
+            assert time.monotonic() < deadline, f"{len(found)} of {count} requests arrived in {timeout} s"
+            time.sleep(0.005)
+        return found
+
     @property
     def all_requests(self) -> list[Recorded]:
         with self._state.lock:
