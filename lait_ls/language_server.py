@@ -7,12 +7,15 @@ import asyncio
 import logging
 import os
 import re
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 from pygls.workspace.text_document import TextDocument
 
@@ -53,6 +56,32 @@ def _lsp_lines(self: TextDocument) -> tuple[str, ...]:
 TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignment]
 
 
+class LaitProtocol(LanguageServerProtocol):
+    """pygls's protocol, except that a handler's future is let go once it is done.
+
+    pygls (2.1) files the future of a notification's handler (and of a handler that a built-in one
+    hands on to, such as lait's didChange) under a fresh id in ``_request_futures``, and only the
+    answer to a request removes an entry there: every keystroke's didChange kept a finished future,
+    about 1.8 KB, for the rest of the session (docs/performance.md)."""
+
+    def _execute_handler(
+        self,
+        msg_id: str | int,
+        handler: Callable[..., Any],
+        callback: Callable[[Future[Any]], None],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:  # after pygls's own callback: a request's is answered first
+            future.add_done_callback(lambda done: self._let_go(msg_id, done))
+
+    def _let_go(self, msg_id: str | int, done: Future[Any]) -> None:
+        if self._request_futures.get(msg_id) is done:
+            self._request_futures.pop(msg_id, None)
+
+
 class LaitServer(LanguageServer):
     def __init__(self) -> None:
         from lait_ls.protocol import dict_converter
@@ -61,6 +90,7 @@ class LaitServer(LanguageServer):
             name="lait-ls",
             version=__version__,
             text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            protocol_cls=LaitProtocol,
             converter_factory=dict_converter,  # lait/* messages stay plain dicts (no namedtuples)
         )
         self.overlay = Overlay()
