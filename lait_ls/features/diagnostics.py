@@ -247,27 +247,35 @@ def schedule(ls: LaitServer, uri: str, delay: float | None = None) -> None:
         wait = 0.0  # no more debounce: the document has waited long enough
 
     async def later() -> None:
+        # the task is looked up, never closed over: a cancelled task keeps its traceback, which keeps
+        # this frame, and a reference from here to the task made a cycle that kept the text the lint
+        # had until a full collection, which the frozen heap puts off (lait_core.support.gcpause)
         try:
             if wait > 0:
                 await asyncio.sleep(wait)
             if uri in ls.open_uris:
-                ls.linting[uri] = current
+                ls.linting[uri] = _this_task()
                 try:
                     fresh = await publish(ls, uri, time.monotonic())
                 finally:
-                    if ls.linting.get(uri) is current:
+                    if ls.linting.get(uri) is asyncio.current_task():
                         del ls.linting[uri]
                 if fresh:
                     await asyncio.sleep(0)  # let waiting requests go first, then prepare for the next ones
                     await warm(ls, uri)
         finally:
-            if ls.kept_lints.get(uri) is current:
+            if ls.kept_lints.get(uri) is asyncio.current_task():
                 del ls.kept_lints[uri]
-            if ls.pending.get(uri) is current:
+            if ls.pending.get(uri) is asyncio.current_task():
                 ls.pending.pop(uri, None)
 
-    current = asyncio.get_running_loop().create_task(later())
-    ls.pending[uri] = current
+    ls.pending[uri] = asyncio.get_running_loop().create_task(later())
+
+
+def _this_task() -> asyncio.Task[None]:
+    task = asyncio.current_task()
+    assert task is not None  # called from a task
+    return task  # type: ignore[return-value]
 
 
 def _changed(ls: LaitServer, uri: str, *, saved: bool = False) -> None:
