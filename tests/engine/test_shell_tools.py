@@ -190,7 +190,7 @@ async def test_stdin_is_empty_and_closed() -> None:
     started = time.monotonic()
     result, _ = await run_tool({"command": ["cat"]}, {})
     assert result == ToolResult("")
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 20  # not the 30 s tool timeout: cat saw the end of stdin
 
 
 @pytest.mark.parametrize(
@@ -240,7 +240,7 @@ async def test_timeout_kills_the_process_tree() -> None:
         result.text
         == 'tool command failed: command timed out after 1s: ["sh", "-c", "sleep 30 & sleep 30; echo y"]'
     )
-    assert 1 <= time.monotonic() - started < 3
+    assert 1 <= time.monotonic() - started < 20  # not the 30 s the background sleep would hold the pipe
     assert live_group_members(spawned[0]) == []
 
 

@@ -128,7 +128,7 @@ async def test_parallel_fail_fast_cancels_siblings(wf: Harness) -> None:
         StepFailed, match=r"^step 'par': step 'step-3 \(run\)': command 'sh' failed \(exit status: 7\)$"
     ):
         await wf.run("w.yml", "x")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # not the sleeper's 30 s
     assert len(wf.spawned) == 2
     assert all(live_group_members(p) == [] for p in wf.spawned)
 
@@ -201,7 +201,7 @@ async def test_for_each_concurrent_item_order_limit_and_copies(wf: Harness) -> N
         running += 1 if line.startswith("start") else -1
         peak = max(peak, running)
     assert peak == 2
-    assert 0.6 <= elapsed < 5
+    assert 0.6 <= elapsed < 20
     progress = wf.progress()
     assert "[item-1] [1] step-3 (run)" in progress and "[item-4] [2] mine" in progress
 
@@ -221,7 +221,7 @@ async def test_for_each_concurrent_fail_fast(wf: Harness) -> None:
     started = time.monotonic()
     with pytest.raises(StepFailed, match="exit status: 5"):
         await wf.run("w.yml", "x")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # not the first item's 30 s
     assert all(live_group_members(p) == [] for p in wf.spawned)
 
 

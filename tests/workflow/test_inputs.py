@@ -110,7 +110,7 @@ async def test_top_level_timeout(wf: Harness) -> None:
     started = time.monotonic()
     with pytest.raises(WorkflowTimedOut) as info:
         await wf.run("w.yml", "x")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # not the sleeps' 20 s
     assert info.value.kind == "timed_out"
     assert wf.last is not None
     assert [n.message for n in wf.last.of_type(Note)] == [

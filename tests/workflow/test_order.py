@@ -199,7 +199,7 @@ async def test_retry_backoff_and_same_incoming_value(wf: Harness) -> None:
     assert wf.last is not None
     retries = wf.last.of_type(StepRetrying)
     assert [(r.attempt, r.max_attempts, r.delay) for r in retries] == [(1, 3, 1.0), (2, 3, 0.0)]
-    assert 1.0 <= elapsed < 5
+    assert 1.0 <= elapsed < 20
     assert (
         "    -> attempt 1/3 failed: command 'sh' failed (exit status: 1); retrying in 1.0s" in wf.progress()
     )
@@ -246,7 +246,7 @@ async def test_timeout_kills_the_process_tree_and_retries(wf: Harness) -> None:
     elapsed = time.monotonic() - started
     assert str(info.value) == "step 'slow' timed out after 1s (attempt 2/2)"
     assert isinstance(info.value, Interrupted) and info.value.kind == "timed_out"
-    assert 2.0 <= elapsed < 8
+    assert 2.0 <= elapsed < 20  # not the sleeps' 30 s
     assert len(wf.spawned) == 2
     for pgid in wf.spawned:
         assert live_group_members(pgid) == [], "no process of the step is left"

@@ -40,7 +40,7 @@ async def test_backoff_multiplies_each_wait(wf: Harness) -> None:
     elapsed = time.monotonic() - started
     assert wf.last is not None
     assert [r.delay for r in wf.last.of_type(StepRetrying)] == [1.0, 0.5]
-    assert 1.5 <= elapsed < 6
+    assert 1.5 <= elapsed < 20
     assert (
         "    -> attempt 2/3 failed: command 'sh' failed (exit status: 1); retrying in 0.5s" in wf.progress()
     )
