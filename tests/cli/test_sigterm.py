@@ -26,10 +26,11 @@ def terminate_when(lait: Lait, args: list[str], marker: str, count: int) -> tupl
     )
     try:
         deadline = time.monotonic() + 30
-        # lait itself carries the marker too: wait for it plus its children
-        while len(running_with_marker(marker)) < count + 1 and time.monotonic() < deadline:
+        # lait itself carries the marker too: wait for it plus its children (counted once: a child
+        # in the middle of its exec shows no environment, so a second look may miss it)
+        while len(seen := running_with_marker(marker)) < count + 1 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(running_with_marker(marker)) >= count + 1, "the children never started"
+        assert len(seen) >= count + 1, "the children never started"
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=30)
     finally:
