@@ -122,10 +122,10 @@ async def test_a_held_stream_is_read_as_a_stream(llm_server: ScriptedOpenAIServe
 
 
 def test_nothing_is_sent_ahead_when_nothing_listens() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # closed again: nothing listens there
-    assert not ahead.send_ahead(request_parts(f"http://127.0.0.1:{port}/v1", None, body()))
+    with socket.socket() as bound:
+        bound.bind(("127.0.0.1", 0))  # held but not listening: connecting is refused, and no other
+        port = bound.getsockname()[1]  # process can take the port while the test runs
+        assert not ahead.send_ahead(request_parts(f"http://127.0.0.1:{port}/v1", None, body()))
     assert not ahead.held()
 
 
