@@ -5,7 +5,6 @@ any other answer. Real HTTP on 127.0.0.1 (the scripted server)."""
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,16 +33,6 @@ def connections(server: ScriptedOpenAIServer) -> list[str | None]:
     return [r.headers.get("connection") for r in server.requests]
 
 
-def wait_answered_ahead(server: ScriptedOpenAIServer, left: int) -> None:
-    """Wait until the server has taken its reply for the request sent ahead (``left`` replies remain):
-    the engine's own request goes on another connection, and the server's handler threads would
-    otherwise take the scripted replies in whichever order they get to them."""
-    deadline = time.monotonic() + 10
-    while server.remaining > left:
-        assert time.monotonic() < deadline, "the request sent ahead never reached the server"
-        time.sleep(0.005)
-
-
 async def test_the_same_request_is_answered_from_the_held_connection(
     llm_server: ScriptedOpenAIServer,
 ) -> None:
@@ -60,7 +49,7 @@ async def test_the_same_request_is_answered_from_the_held_connection(
 async def test_a_different_request_is_sent_and_the_held_one_dropped(llm_server: ScriptedOpenAIServer) -> None:
     llm_server.push(text("for the guess"), text("for the real request"))
     assert ahead.send_ahead(request_parts(llm_server.url, None, body("guess")))
-    wait_answered_ahead(llm_server, left=1)
+    llm_server.wait_for_replies(1)  # the reply for the guess is taken before the real request goes
     async with ChatClient(retry=FAST_RETRY) as client:
         answer = await client.complete(llm_server.url, None, body("real"))
     assert answer.content == "for the real request"
@@ -71,7 +60,7 @@ async def test_a_different_request_is_sent_and_the_held_one_dropped(llm_server: 
 async def test_another_key_is_another_request(llm_server: ScriptedOpenAIServer) -> None:
     llm_server.push(text("a"), text("b"))
     assert ahead.send_ahead(request_parts(llm_server.url, "sk-one", body()))
-    wait_answered_ahead(llm_server, left=1)
+    llm_server.wait_for_replies(1)  # the reply for the guess is taken before the real request goes
     async with ChatClient(retry=FAST_RETRY) as client:
         answer = await client.complete(llm_server.url, "sk-two", body())
     assert answer.content == "b"

@@ -60,7 +60,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -225,11 +225,26 @@ class ScriptedOpenAIServer:
         """The chat-completions requests, once at least ``count`` have arrived: a request that a
         client wrote and never waited to have answered (sent ahead by a process that then exited)
         may still be on its way through the handler thread."""
+        self._wait(lambda: len(self.requests) >= count, f"{count} requests to arrive", timeout)
+        return self.requests
+
+    def wait_for_replies(self, count: int, timeout: float = 30.0) -> None:
+        """Wait until ``count`` chat-completions requests have taken their scripted reply. Requests
+        on different connections take the replies in whichever order their handler threads get
+        there: a test that needs one answered first (a request sent ahead) waits for it."""
+
+        def taken() -> bool:
+            with self._state.lock:
+                return self._state.counter >= count
+
+        self._wait(taken, f"{count} replies to be taken", timeout)
+
+    @staticmethod
+    def _wait(done: Callable[[], bool], what: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        while len(found := self.requests) < count:
-            assert time.monotonic() < deadline, f"{len(found)} of {count} requests arrived in {timeout} s"
+        while not done():
+            assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
             time.sleep(0.005)
-        return found
 
     @property
     def all_requests(self) -> list[Recorded]:
