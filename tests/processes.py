@@ -3,6 +3,7 @@ in the environment of what it starts, and every descendant inherits it (re-paren
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 
@@ -23,3 +24,13 @@ def running_with_marker(marker: str) -> list[int]:
         if stat[stat.rindex(")") + 2 :].split()[0] not in ("Z", "X"):
             found.append(int(entry.name))
     return found
+
+
+def wait_for_marked(marker: str, count: int, timeout: float = 30.0) -> list[int]:
+    """The marked processes once at least ``count`` run, else the last look when ``timeout`` has
+    passed. Assert on what this returns, never on a second look: a child in the middle of its exec
+    shows no environment, so another look may miss a process this one saw."""
+    deadline = time.monotonic() + timeout
+    while len(seen := running_with_marker(marker)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return seen

@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 
 from tests.cli.conftest import EXAMPLES, Lait
 from tests.peers.openai_server import ScriptedOpenAIServer
-from tests.processes import running_with_marker
+from tests.processes import running_with_marker, wait_for_marked
 
 
 @pytest.fixture
@@ -262,10 +261,7 @@ mcp_servers:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
-        while len(running_with_marker(marker)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert len(running_with_marker(marker)) == 2
+        assert len(wait_for_marked(marker, 2, timeout=60)) == 2
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
         left = running_with_marker(marker)

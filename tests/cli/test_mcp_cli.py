@@ -12,7 +12,7 @@ import pytest
 
 from tests.cli.conftest import Lait
 from tests.mcp_everything.peer import HttpEverything, http_everything, stdio_config
-from tests.processes import running_with_marker
+from tests.processes import running_with_marker, wait_for_marked
 
 CONFIG = """\
 default:
@@ -266,10 +266,7 @@ def test_ctrl_c_while_connecting_exits_130_and_kills_the_server(lait: Lait, mark
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while len(running_with_marker(marker)) < 2 and time.monotonic() < deadline:  # sh and sleep
-            time.sleep(0.05)
-        assert running_with_marker(marker), "the server was never started"
+        assert wait_for_marked(marker, 2), "the server was never started"  # sh and sleep
         proc.send_signal(signal.SIGINT)
         interrupted = time.monotonic()
         out, err = proc.communicate(timeout=30)

@@ -18,7 +18,7 @@ import pytest
 
 from tests.cli.conftest import Lait, Run, run_lait
 from tests.peers.openai_server import ScriptedOpenAIServer, call, text, tool_calls
-from tests.processes import running_with_marker
+from tests.processes import running_with_marker, wait_for_marked
 
 REPEAT = 20
 CONFIG = """\
@@ -91,12 +91,8 @@ def test_sighup_kills_the_running_process_group(lait: Lait, where: str) -> None:
             stderr=subprocess.PIPE,
         )
         try:
-            deadline = time.monotonic() + 30
-            # lait itself carries the marker too: lait, sh and two sleeps (counted once: a child in
-            # the middle of its exec shows no environment, so a second look may miss it)
-            while len(seen := running_with_marker(marker)) < 4 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert len(seen) >= 4, "the children never started"
+            # lait itself carries the marker too: lait, sh and two sleeps
+            assert len(wait_for_marked(marker, 4)) >= 4, "the children never started"
             proc.send_signal(signal.SIGHUP)
             _out, err = proc.communicate(timeout=30)
         finally:

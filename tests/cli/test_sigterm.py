@@ -11,7 +11,7 @@ import time
 import uuid
 
 from tests.cli.conftest import Lait
-from tests.processes import running_with_marker
+from tests.processes import running_with_marker, wait_for_marked
 
 
 def terminate_when(lait: Lait, args: list[str], marker: str, count: int) -> tuple[int, str]:
@@ -25,12 +25,8 @@ def terminate_when(lait: Lait, args: list[str], marker: str, count: int) -> tupl
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        # lait itself carries the marker too: wait for it plus its children (counted once: a child
-        # in the middle of its exec shows no environment, so a second look may miss it)
-        while len(seen := running_with_marker(marker)) < count + 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert len(seen) >= count + 1, "the children never started"
+        # lait itself carries the marker too: wait for it plus its children
+        assert len(wait_for_marked(marker, count + 1)) >= count + 1, "the children never started"
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=30)
     finally:

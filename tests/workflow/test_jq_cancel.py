@@ -22,7 +22,7 @@ from lait_core.engine.processes.spawn import live_group_members
 from lait_core.engine.workflow import StepTimedOut, WorkflowTimedOut
 from lait_core.engine.workflow.jq_eval import JqEvaluator, WorkerDied
 from lait_core.syntax import jq
-from tests.processes import running_with_marker
+from tests.processes import running_with_marker, wait_for_marked
 from tests.workflow.conftest import Harness
 
 REPO = Path(__file__).resolve().parents[2]
@@ -288,11 +288,7 @@ def signal_a_spinning_run(tmp_path: Path, signum: int) -> tuple[int, str, float]
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        # lait and its worker, counted once (a worker in the middle of its exec shows no environment)
-        while len(seen := running_with_marker(marker)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert len(seen) >= 2, "the jq worker never started"
+        assert len(wait_for_marked(marker, 2)) >= 2, "the jq worker never started"  # lait and its worker
         time.sleep(0.5)  # the second step is spinning now
         sent = time.monotonic()
         proc.send_signal(signum)
